@@ -1,0 +1,177 @@
+"""The body node: receive actions, check them, carry them out one at a time, report results.
+
+Whatever executes the actions (the simulator, servo drivers, a speaker) sits behind the
+small ``ActionExecutor`` interface. The node owns everything around it that must hold for
+every body: params validated against the companion's action schema before anything moves,
+estop that stops the current action and refuses new ones, duplicate deliveries (QoS 1 is
+at-least-once) ignored, and exactly one ``actions/results`` message per action.
+"""
+
+from __future__ import annotations
+
+import collections
+import json
+import queue
+import threading
+import time
+from typing import Protocol
+
+from body_drivers.timeline import Timeline
+from edge.bus import Bus
+from edge.log import get_logger
+from edge.protocol.companion import ActionSpec, Companion, validate_params
+from edge.protocol.payloads import Action, ActionError, ActionResult, Estop, PayloadError
+
+log = get_logger(__name__)
+
+
+class ActionFailure(Exception):
+    """An executor's way to fail an action; ``code`` is short and machine-readable."""
+
+    def __init__(self, code: str, message: str):
+        super().__init__(message)
+        self.code = code
+        self.message = message
+
+
+class ActionExecutor(Protocol):
+    def execute(self, action: Action, cancel: threading.Event) -> None:
+        """Carry out the action; return when it is finished; raise ActionFailure if it cannot."""
+
+    def stop(self) -> None:
+        """Stop all motion and sound now (estop, shutdown)."""
+
+
+class BodyNode:
+    """Subscribes to ``actions`` and ``estop``; publishes ``actions/results``."""
+
+    def __init__(self, bus: Bus, executor: ActionExecutor, companions: list[Companion],
+                 timeline: Timeline | None = None, queue_size: int = 64):
+        self.bus = bus
+        self.executor = executor
+        self.companions = {c.id: c for c in companions}
+        self.timeline = timeline or Timeline()
+        self._queue: queue.Queue[Action | None] = queue.Queue(queue_size)
+        self._seen: collections.deque[str] = collections.deque(maxlen=512)
+        self._seen_lock = threading.Lock()
+        self._cancel = threading.Event()
+        self.estop_engaged = False
+        self._thread = threading.Thread(target=self._run, name="body", daemon=True)
+
+    def start(self) -> "BodyNode":
+        self.bus.subscribe(Action, self._on_action, on_invalid=self._on_invalid_action)
+        self.bus.subscribe(Estop, self._on_estop)
+        self._thread.start()
+        log.info("body.ready", node=self.bus.node_id, companions=len(self.companions))
+        return self
+
+    def stop(self) -> None:
+        self._cancel.set()
+        self.executor.stop()
+        try:
+            self._queue.put_nowait(None)
+        except queue.Full:
+            pass
+        self._thread.join(5)
+        self.timeline.close()
+
+    # -- receiving ------------------------------------------------------------------------
+
+    def _on_action(self, action: Action) -> None:
+        with self._seen_lock:
+            if action.id in self._seen:
+                log.info("action.duplicate", id=action.id, name=action.name)
+                return
+            self._seen.append(action.id)
+        if self.estop_engaged:
+            self._finish(action, time.time(), ActionError("estop_engaged", "emergency stop is engaged; action refused"))
+            return
+        try:
+            self._queue.put_nowait(action)
+        except queue.Full:
+            self._finish(action, time.time(), ActionError("body_busy", f"body queue full ({self._queue.maxsize} actions)"))
+
+    def _on_invalid_action(self, topic: str, error: PayloadError, raw: bytes) -> None:
+        """Answer a broken action with a failed result when it carries an id we can answer to."""
+        try:
+            data = json.loads(raw)
+            action_id, name = data.get("id"), data.get("name", "")
+        except (ValueError, AttributeError):
+            return
+        if isinstance(action_id, str) and action_id:
+            now = time.time()
+            result = ActionResult(id=action_id, name=name if isinstance(name, str) else "", ok=False,
+                                  sender=self.bus.node_id, started=now, finished=now,
+                                  error=ActionError("invalid_payload", error.message))
+            self.bus.publish(result)
+            self.timeline.record("action.rejected", id=action_id, reason=error.message)
+
+    def _on_estop(self, estop: Estop) -> None:
+        was, self.estop_engaged = self.estop_engaged, estop.engaged
+        if estop.engaged and not was:
+            log.warning("estop.engaged", by=estop.sender)
+            self._cancel.set()
+            self.executor.stop()
+        elif was and not estop.engaged:
+            log.warning("estop.released", by=estop.sender)
+        self.timeline.record("estop", engaged=estop.engaged, by=estop.sender)
+
+    # -- executing ------------------------------------------------------------------------
+
+    def _run(self) -> None:
+        while True:
+            action = self._queue.get()
+            if action is None:
+                return
+            self._perform(action)
+
+    def spec_for(self, action: Action) -> ActionSpec | None:
+        """The schema an action is checked against: its sender's definition, else any loaded one."""
+        companion = self.companions.get(action.sender)
+        if companion is not None:
+            return companion.action(action.name)
+        for other in self.companions.values():
+            spec = other.action(action.name)
+            if spec is not None:
+                return spec
+        return None
+
+    def _perform(self, action: Action) -> None:
+        started = time.time()
+        spec = self.spec_for(action)
+        if spec is None:
+            self._finish(action, started, ActionError("unknown_action", f"no companion here defines the action {action.name!r}"))
+            return
+        problems = validate_params(spec, action.params)
+        if problems:
+            detail = "; ".join(f"{p.pointer or '/'}: {p.message}" for p in problems)
+            self._finish(action, started, ActionError("invalid_params", f"{action.name}: {detail}"))
+            return
+        if self.estop_engaged:
+            self._finish(action, started, ActionError("estop_engaged", "emergency stop is engaged; action refused"))
+            return
+        self._cancel.clear()
+        self.timeline.record("action.started", id=action.id, name=action.name, params=action.params)
+        try:
+            self.executor.execute(action, self._cancel)
+        except ActionFailure as exc:
+            self._finish(action, started, ActionError(exc.code, exc.message))
+            return
+        except Exception as exc:  # an executor bug fails this action, not the node
+            log.error("action.crashed", name=action.name, id=action.id, error=repr(exc), exc_info=True)
+            self._finish(action, started, ActionError("body_error", f"{type(exc).__name__}: {exc}"))
+            return
+        if self._cancel.is_set():
+            self._finish(action, started, ActionError("cancelled", "stopped before it finished (estop or shutdown)"))
+            return
+        self._finish(action, started, None)
+
+    def _finish(self, action: Action, started: float, error: ActionError | None) -> None:
+        result = ActionResult(id=action.id, name=action.name, ok=error is None, sender=self.bus.node_id,
+                              started=started, finished=time.time(), error=error)
+        self.bus.publish(result)
+        if error is None:
+            self.timeline.record("action.finished", id=action.id, name=action.name)
+        else:
+            log.info("action.failed", name=action.name, id=action.id, code=error.code, reason=error.message)
+            self.timeline.record("action.failed", id=action.id, name=action.name, code=error.code, reason=error.message)

@@ -1,0 +1,164 @@
+"""Find a broker at the configured address, or start Debian's ``mosquitto`` on loopback.
+
+The embedded default: a user who runs ``companion up`` with no broker gets one, listening
+only on 127.0.0.1, with persistence in a temporary directory (so a QoS-1 session survives a
+broker restart within the run) and TCP_NODELAY (Nagle + delayed ACK costs ~40-90 ms a hop).
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import tempfile
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+from edge.log import get_logger
+
+log = get_logger(__name__)
+
+MOSQUITTO_HINT = "install it with: sudo apt-get install mosquitto  (Debian, Ubuntu, Raspberry Pi OS)"
+
+
+class BrokerError(RuntimeError):
+    """The broker could not be found or started; the message says why and what to do."""
+
+
+@dataclass(frozen=True)
+class BrokerAddress:
+    host: str = "127.0.0.1"
+    port: int = 1883
+
+    @classmethod
+    def parse(cls, text: str) -> "BrokerAddress":
+        """``HOST:PORT``, ``HOST`` or ``:PORT``; a bad port is a ValueError naming it."""
+        host, sep, port = text.rpartition(":")
+        if not sep:
+            return cls(host=text or "127.0.0.1")
+        try:
+            number = int(port)
+        except ValueError:
+            raise ValueError(f"broker address {text!r}: port {port!r} is not a number") from None
+        if not 0 < number < 65536:
+            raise ValueError(f"broker address {text!r}: port {number} is outside 1..65535")
+        return cls(host=host.strip("[]") or "127.0.0.1", port=number)
+
+    def __str__(self) -> str:
+        return f"{self.host}:{self.port}"
+
+
+def broker_answers(address: BrokerAddress, timeout: float = 0.5) -> bool:
+    """True when something accepts TCP connections at the address (a cheap liveness probe)."""
+    try:
+        with socket.create_connection((address.host, address.port), timeout=timeout):
+            return True
+    except OSError:
+        return False
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def find_mosquitto() -> str:
+    for candidate in (shutil.which("mosquitto"), "/usr/sbin/mosquitto", "/usr/local/sbin/mosquitto"):
+        if candidate and os.access(candidate, os.X_OK):
+            return candidate
+    raise BrokerError(f"the mosquitto broker is not installed; {MOSQUITTO_HINT}")
+
+
+def _config_text(port: int, data_dir: Path) -> str:
+    lines = [
+        f"listener {port} 127.0.0.1",
+        "allow_anonymous true",
+        "set_tcp_nodelay true",
+        "persistence true",
+        f"persistence_location {data_dir}/",
+        "autosave_interval 1",
+        "max_queued_messages 10000",
+        "log_dest stderr",
+        "log_type error",
+        "log_type warning",
+    ]
+    if hasattr(os, "geteuid") and os.geteuid() == 0:
+        lines.append("user root")  # mosquitto 2.0 otherwise drops to 'mosquitto' and can't write our dir
+    return "\n".join(lines) + "\n"
+
+
+class LocalBroker:
+    """A mosquitto process on loopback that this program owns; ``stop()`` or the context exit ends it."""
+
+    def __init__(self, port: int | None = None, data_dir: str | os.PathLike | None = None):
+        self.port = port or free_port()
+        self._own_dir = data_dir is None
+        self.data_dir = Path(data_dir or tempfile.mkdtemp(prefix="companion-mosquitto-"))
+        self.process: subprocess.Popen | None = None
+
+    @property
+    def address(self) -> BrokerAddress:
+        return BrokerAddress("127.0.0.1", self.port)
+
+    def start(self, timeout: float = 10.0) -> "LocalBroker":
+        binary = find_mosquitto()
+        conf = self.data_dir / "mosquitto.conf"
+        conf.write_text(_config_text(self.port, self.data_dir))
+        log.info("broker.starting", binary=binary, port=self.port, config=str(conf))
+        self.process = subprocess.Popen([binary, "-c", str(conf)], stdout=subprocess.DEVNULL,
+                                        stderr=subprocess.PIPE, start_new_session=True)
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if self.process.poll() is not None:
+                err = self.process.stderr.read().decode(errors="replace").strip() if self.process.stderr else ""
+                raise BrokerError(f"mosquitto exited with code {self.process.returncode} on port {self.port}: {err}")
+            if broker_answers(self.address, timeout=0.2):
+                log.info("broker.ready", address=str(self.address))
+                return self
+            time.sleep(0.05)
+        self.stop()
+        raise BrokerError(f"mosquitto did not accept connections on {self.address} within {timeout:.0f} s")
+
+    def stop(self, timeout: float = 5.0) -> None:
+        """SIGTERM (mosquitto saves its persistence file), then SIGKILL if it lingers."""
+        proc, self.process = self.process, None
+        if proc is not None and proc.poll() is None:
+            proc.send_signal(signal.SIGTERM)
+            try:
+                proc.wait(timeout)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                proc.wait()
+        if proc is not None and proc.stderr:
+            proc.stderr.close()
+
+    def cleanup(self) -> None:
+        self.stop()
+        if self._own_dir:
+            shutil.rmtree(self.data_dir, ignore_errors=True)
+
+    def __enter__(self) -> "LocalBroker":
+        return self.start() if self.process is None else self
+
+    def __exit__(self, *exc) -> None:
+        self.cleanup()
+
+
+def ensure_broker(address: BrokerAddress, start_if_missing: bool = True) -> LocalBroker | None:
+    """Return None when a broker already answers at ``address``; otherwise start one there.
+
+    Only a loopback address can be started locally; a remote one that does not answer is an
+    error naming the address.
+    """
+    if broker_answers(address):
+        log.info("broker.found", address=str(address))
+        return None
+    if not start_if_missing:
+        raise BrokerError(f"no MQTT broker answers at {address}")
+    if address.host not in ("127.0.0.1", "localhost", "::1"):
+        raise BrokerError(f"no MQTT broker answers at {address}, and a broker can only be started on loopback")
+    return LocalBroker(port=address.port).start()

@@ -1,0 +1,204 @@
+"""The MQTT client every node uses (paho-mqtt 2.x): typed publish/subscribe over the wire contract.
+
+What a node gets from ``Bus`` without thinking about it:
+- connect with backoff (paho's reconnect loop), and a log line saying what it waits for;
+- a persistent session (clean_session False, a stable client id), so QoS-1 messages queued
+  for it survive its own reconnects and a broker restart;
+- resubscription after every reconnect;
+- a retained ``status/<node>`` of ``online``, a last will of ``offline``, and a clean
+  shutdown that publishes ``offline`` itself;
+- every received payload validated against its schema; an invalid one is logged with the
+  reason and handed to an optional ``on_invalid`` callback, never raised into paho's thread;
+- TCP_NODELAY on the socket (see ARCHITECTURE.md: ~88 ms vs ~0.3 ms per QoS-1 hop).
+"""
+
+from __future__ import annotations
+
+import socket
+import threading
+import time
+from dataclasses import dataclass
+from typing import Any, Callable, Generic, TypeVar
+
+import paho.mqtt.client as mqtt
+from paho.mqtt.enums import CallbackAPIVersion
+
+from edge.broker import BrokerAddress
+from edge.log import get_logger
+from edge.protocol.payloads import Payload, PayloadError, Status
+
+log = get_logger(__name__)
+
+P = TypeVar("P", bound=Payload)
+Handler = Callable[[Any], None]
+InvalidHandler = Callable[[str, PayloadError, bytes], None]
+
+
+class BusError(RuntimeError):
+    """The broker could not be reached in time, or a publish failed."""
+
+
+@dataclass
+class _Subscription(Generic[P]):
+    pattern: str
+    payload_type: type[P]
+    handler: Callable[[P], None]
+    on_invalid: InvalidHandler | None
+    qos: int
+
+
+class Bus:
+    """One node's connection to the broker. Handlers run on paho's network thread: keep them short."""
+
+    def __init__(self, node_id: str, kind: str, broker: BrokerAddress | str = BrokerAddress(),
+                 namespace: str | None = None, persistent: bool = True, announce: bool = True,
+                 keepalive: int = 10):
+        self.node_id = node_id
+        self.kind = kind
+        self.broker = BrokerAddress.parse(broker) if isinstance(broker, str) else broker
+        self.namespace = namespace or None
+        self.announce = announce
+        self._subs: list[_Subscription] = []
+        self._lock = threading.Lock()
+        self._connected = threading.Event()
+        self._closing = False
+        self._keepalive = keepalive
+        self.connects = 0  # how many times a connection was (re)established; tests watch it
+        self.client = mqtt.Client(CallbackAPIVersion.VERSION2, client_id=f"{kind}-{node_id}",
+                                  clean_session=not persistent, protocol=mqtt.MQTTv311)
+        self.client.max_queued_messages_set(0)  # unlimited: QoS-1 sends wait out a broker restart
+        self.client.max_inflight_messages_set(100)
+        self.client.reconnect_delay_set(min_delay=1, max_delay=16)
+        self.client.on_connect = self._on_connect
+        self.client.on_disconnect = self._on_disconnect
+        self.client.on_message = self._on_message
+        self.client.on_socket_open = self._on_socket_open
+        if announce:
+            offline = self._status("offline")
+            self.client.will_set(offline.topic(self.namespace), offline.encode(), qos=1, retain=True)
+
+    # -- lifecycle -------------------------------------------------------------------------
+
+    def connect(self, timeout: float = 30.0) -> "Bus":
+        """Start the network loop and block until connected (or raise BusError after timeout)."""
+        self.client.connect_async(self.broker.host, self.broker.port, keepalive=self._keepalive)
+        self.client.loop_start()
+        deadline = time.monotonic() + timeout
+        waited_note = time.monotonic() + 2.0
+        while not self._connected.wait(0.1):
+            now = time.monotonic()
+            if now >= deadline:
+                self.client.loop_stop()
+                raise BusError(f"{self.kind} {self.node_id}: no MQTT broker answered at {self.broker} "
+                               f"within {timeout:.0f} s (is mosquitto running? `companion up` starts one)")
+            if now >= waited_note:
+                log.warning("bus.waiting", node=self.node_id, broker=str(self.broker), reason="waiting for the MQTT broker")
+                waited_note = now + 5.0
+        return self
+
+    def close(self, timeout: float = 2.0) -> None:
+        """Publish ``offline`` (retained) ourselves, then disconnect; the will is not sent."""
+        if self._closing:
+            return
+        self._closing = True
+        if self.announce and self._connected.is_set():
+            info = self.publish(self._status("offline"))
+            try:
+                info.wait_for_publish(timeout)
+            except (RuntimeError, ValueError):
+                pass
+        self.client.disconnect()
+        self.client.loop_stop()
+
+    def __enter__(self) -> "Bus":
+        return self.connect()
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+    @property
+    def connected(self) -> bool:
+        return self._connected.is_set()
+
+    def wait_connected(self, timeout: float) -> bool:
+        return self._connected.wait(timeout)
+
+    # -- publish / subscribe --------------------------------------------------------------
+
+    def publish(self, payload: Payload, retain: bool | None = None) -> mqtt.MQTTMessageInfo:
+        """Send a payload on its own topic with its own QoS. While disconnected, QoS-1 sends
+        are queued by paho and go out after reconnecting."""
+        return self.client.publish(payload.topic(self.namespace), payload.encode(), qos=payload.QOS,
+                                   retain=payload.RETAIN if retain is None else retain)
+
+    def publish_raw(self, topic: str, data: bytes, qos: int = 1, retain: bool = False) -> mqtt.MQTTMessageInfo:
+        """For tools and tests that must send bytes no payload class would produce."""
+        return self.client.publish(topic, data, qos=qos, retain=retain)
+
+    def subscribe(self, payload_type: type[P], handler: Callable[[P], None],
+                  on_invalid: InvalidHandler | None = None, qos: int | None = None) -> None:
+        sub = _Subscription(payload_type.topic_pattern(self.namespace), payload_type, handler,
+                            on_invalid, payload_type.QOS if qos is None else qos)
+        with self._lock:
+            self._subs.append(sub)
+        if self._connected.is_set():
+            self.client.subscribe(sub.pattern, qos=sub.qos)
+
+    def set_status(self, state: str = "online", **extra: Any) -> None:
+        """Publish our retained status, e.g. with details such as ``companion=<id>``."""
+        self._extra_status = extra
+        self.publish(self._status(state))
+
+    # -- paho callbacks -------------------------------------------------------------------
+
+    def _status(self, state: str) -> Status:
+        return Status(node=self.node_id, kind=self.kind, state=state,  # type: ignore[arg-type]
+                      extra=dict(getattr(self, "_extra_status", {})))
+
+    def _on_socket_open(self, client, userdata, sock) -> None:
+        try:
+            sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        except OSError:  # a unix socket or a websocket wrapper: nothing to tune
+            pass
+
+    def _on_connect(self, client, userdata, flags, reason_code, properties) -> None:
+        if reason_code.is_failure:
+            log.warning("bus.refused", node=self.node_id, broker=str(self.broker), reason=str(reason_code))
+            return
+        with self._lock:
+            patterns = sorted({(s.pattern, s.qos) for s in self._subs})
+        for pattern, qos in patterns:
+            client.subscribe(pattern, qos=qos)
+        if self.announce:
+            client.publish(self._status("online").topic(self.namespace), self._status("online").encode(),
+                           qos=1, retain=True)
+        self.connects += 1
+        log.info("bus.connected", node=self.node_id, broker=str(self.broker),
+                 session_present=bool(flags.session_present), connects=self.connects)
+        self._connected.set()
+
+    def _on_disconnect(self, client, userdata, flags, reason_code, properties) -> None:
+        self._connected.clear()
+        if not self._closing:
+            log.warning("bus.disconnected", node=self.node_id, broker=str(self.broker), reason=str(reason_code),
+                        action="reconnecting with backoff")
+
+    def _on_message(self, client, userdata, msg: mqtt.MQTTMessage) -> None:
+        with self._lock:
+            subs = [s for s in self._subs if mqtt.topic_matches_sub(s.pattern, msg.topic)]
+        for sub in subs:
+            try:
+                payload = sub.payload_type.decode(msg.payload)
+            except PayloadError as exc:
+                log.warning("payload.invalid", node=self.node_id, topic=msg.topic, reason=exc.message)
+                if sub.on_invalid is not None:
+                    self._call(sub.on_invalid, msg.topic, exc, msg.payload)
+                continue
+            self._call(sub.handler, payload)
+
+    def _call(self, fn: Callable, *args: Any) -> None:
+        try:
+            fn(*args)
+        except Exception as exc:  # a handler bug must not kill the network thread
+            log.error("handler.failed", node=self.node_id, handler=getattr(fn, "__qualname__", repr(fn)),
+                      error=repr(exc), exc_info=True)

@@ -1,0 +1,66 @@
+"""What ``companion up`` prints: perceptions in, decisions, actions and results out.
+
+Readable lines for people by default; ``--json`` prints one JSON object per event for
+machines. Both come from the brain's observer callback, so they show exactly what happened.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+import threading
+from typing import IO, Any
+
+
+def _short(value: Any, limit: int = 100) -> str:
+    text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+class ConsoleObserver:
+    """Callable observer for CompanionBrain; thread-safe."""
+
+    def __init__(self, as_json: bool = False, out: IO[str] | None = None, name: str = ""):
+        self.as_json = as_json
+        self.out = out or sys.stdout
+        self.name = name
+        self._lock = threading.Lock()
+
+    def __call__(self, kind: str, data: dict[str, Any]) -> None:
+        with self._lock:
+            if self.as_json:
+                self.out.write(json.dumps({"event": kind, "companion": self.name, **data}, ensure_ascii=False) + "\n")
+            else:
+                line = self.render(kind, data)
+                if line:
+                    self.out.write(line + "\n")
+            self.out.flush()
+
+    def render(self, kind: str, data: dict[str, Any]) -> str | None:
+        who = f"[{self.name}] " if self.name else ""
+        if kind == "perception":
+            p = data["perception"]
+            return f"{who}>> perceived {p['title']} ({p['format']}): {_short(p['body'])}"
+        if kind == "perception_rejected":
+            return f"{who}!! ignored perception: {data['reason']}"
+        if kind == "decision":
+            segs = data["response"]["segments"]
+            calls = [s["toolCall"] for s in segs if s.get("type") == "tool_call"]
+            what = ", ".join(f"{c['name']} {_short(c['args'], 80)}" for c in calls) or "no action"
+            note = f"  (rejected: {'; '.join(data['problems'])})" if data["problems"] else ""
+            return f"{who}   decided in {data['latency_s']:.2f} s: {what}{note}"
+        if kind == "provider_error":
+            e = data["error"]
+            return f"{who}!! provider failed: {e['code']} {e['message']}"
+        if kind == "action":
+            a = data["action"]
+            return f"{who}<< action {a['name']} {_short(a['params'], 80)}"
+        if kind == "result":
+            r = data["result"]
+            took = r["finished"] - r["started"]
+            if r["ok"]:
+                return f"{who}   done {r['name']} in {took:.2f} s"
+            return f"{who}!! {r['name']} failed: {r['error']['code']}: {r['error']['message']}"
+        if kind == "result_timeout":
+            return f"{who}!! no result for {data['action']['name']} (is the body running?)"
+        return None

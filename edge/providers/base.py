@@ -1,0 +1,132 @@
+"""The provider contract every LLM backend implements (OpenStarry Standard Protocol).
+
+A provider turns a prompt plus context (tools, history, parameters) into a
+``ProviderResponse``: an ordered list of segments (text, tool calls, images, ...).
+The brain never sees an API's own shapes; each provider translates upstream
+(tools -> the API's format) and downstream (the API's reply -> segments).
+"""
+
+from __future__ import annotations
+
+import uuid
+from dataclasses import asdict, dataclass, field
+from typing import Any, Literal, Protocol, runtime_checkable
+
+SegmentType = Literal["text", "image", "audio", "video", "ui", "tool_call", "error"]
+FinishReason = Literal["end_turn", "max_tokens", "tool_use", "stop_sequence", "content_filter", "error"]
+
+
+@dataclass
+class ToolCall:
+    """The model's intent to run one action; ``id`` is always set (a UUID when the API gives none)."""
+
+    name: str
+    args: dict[str, Any]
+    id: str = field(default_factory=lambda: str(uuid.uuid4()))
+
+
+@dataclass
+class ContentSegment:
+    """One ordered piece of a reply. ``error`` segments carry replies that could not be parsed."""
+
+    type: SegmentType
+    text: str | None = None
+    data: str | None = None
+    mime_type: str | None = None
+    tool_call: ToolCall | None = None
+    ui: Any = None
+
+    def to_json(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"type": self.type}
+        if self.text is not None:
+            out["text"] = self.text
+        if self.data is not None:
+            out["data"] = self.data
+        if self.mime_type is not None:
+            out["mimeType"] = self.mime_type
+        if self.tool_call is not None:
+            out["toolCall"] = asdict(self.tool_call)
+        if self.ui is not None:
+            out["ui"] = self.ui
+        return out
+
+
+@dataclass
+class ProviderResponse:
+    """What ``generate`` returns: segments in the order the model produced them, plus metadata
+    (usage, model, latency_s, finish_reason)."""
+
+    segments: list[ContentSegment] = field(default_factory=list)
+    metadata: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def tool_calls(self) -> list[ToolCall]:
+        return [s.tool_call for s in self.segments if s.type == "tool_call" and s.tool_call]
+
+    @property
+    def text(self) -> str:
+        return "".join(s.text or "" for s in self.segments if s.type == "text")
+
+    @property
+    def errors(self) -> list[str]:
+        return [s.text or "" for s in self.segments if s.type == "error"]
+
+    def to_json(self) -> dict[str, Any]:
+        return {"segments": [s.to_json() for s in self.segments], "metadata": self.metadata}
+
+
+@dataclass
+class Tool:
+    """An action offered to the model: its name, description and JSON Schema for the args."""
+
+    name: str
+    description: str
+    parameters: dict[str, Any]
+
+
+@dataclass
+class Message:
+    """One turn of conversation history sent to the provider."""
+
+    role: Literal["system", "user", "assistant", "tool"]
+    content: str
+
+
+@dataclass
+class ProviderContext:
+    """Everything besides the prompt: the tools map, history and standard parameters."""
+
+    tools: list[Tool] = field(default_factory=list)
+    system: str = ""
+    history: list[Message] = field(default_factory=list)
+    temperature: float | None = None
+    max_tokens: int | None = None
+    top_p: float | None = None
+    stop: list[str] | None = None
+    timeout_s: float | None = None
+
+
+class ProviderError(Exception):
+    """A failed provider call, with an AI-Protocol error code (E1001..E9999)."""
+
+    def __init__(self, code: str, message: str, *, retryable: bool = False, fallbackable: bool = False):
+        super().__init__(f"{code}: {message}")
+        self.code = code
+        self.message = message
+        self.retryable = retryable
+        self.fallbackable = fallbackable
+
+    def to_json(self) -> dict[str, Any]:
+        return {"code": self.code, "message": self.message,
+                "retryable": self.retryable, "fallbackable": self.fallbackable}
+
+
+@runtime_checkable
+class Provider(Protocol):
+    """Anything with ``generate``; ``name`` is for logs."""
+
+    name: str
+
+    def generate(self, prompt: str, context: ProviderContext) -> ProviderResponse: ...
+
+    def close(self) -> None: ...

@@ -1,0 +1,130 @@
+"""The simulated body on a real broker: results for every action, rejections named, estop, timeline."""
+
+from __future__ import annotations
+
+import json
+import queue
+import threading
+import time
+
+import pytest
+
+from body_drivers.node import BodyNode
+from body_drivers.sim import SimBody, SimConfig
+from body_drivers.timeline import Timeline
+from edge.bus import Bus
+from edge.config import DEFAULT_COMPANION
+from edge.protocol.companion import load_companion
+from edge.protocol.payloads import Action, ActionResult, Estop
+
+
+@pytest.fixture
+def pip():
+    return load_companion(DEFAULT_COMPANION)
+
+
+@pytest.fixture
+def body(broker, pip, tmp_path):
+    timeline = Timeline(tmp_path / "timeline.jsonl")
+    sim = SimBody(timeline=timeline, config=SimConfig(move_speed=5.0, look_speed=5.0))
+    bus = Bus("body-test", "body", broker.address).connect()
+    node = BodyNode(bus, sim, [pip], timeline).start()
+    yield node, sim
+    node.stop()
+    bus.close()
+
+
+@pytest.fixture
+def brain_bus(broker):
+    bus = Bus("brain-test", "brain", broker.address).connect()
+    results: queue.Queue = queue.Queue()
+    bus.subscribe(ActionResult, results.put)
+    time.sleep(0.2)
+    yield bus, results
+    bus.close()
+
+
+def _result_for(results: queue.Queue, action_id: str, timeout: float = 5.0) -> ActionResult:
+    deadline = time.time() + timeout
+    while time.time() < deadline:
+        r = results.get(timeout=max(0.01, deadline - time.time()))
+        if r.id == action_id:
+            return r
+    raise AssertionError("no result")
+
+
+def test_move_and_look_change_the_pose_and_report(body, brain_bus, pip, tmp_path):
+    node, sim = body
+    bus, results = brain_bus
+    look = Action(name="look", params={"x": -0.5, "y": 0.25, "z": 1}, sender=pip.id)
+    move = Action(name="move", params={"x": 0.3, "y": -0.2, "z": 0}, sender=pip.id)
+    bus.publish(look)
+    bus.publish(move)
+    r1, r2 = _result_for(results, look.id), _result_for(results, move.id)
+    assert r1.ok and r2.ok and r1.name == "look"
+    assert r2.finished - r2.started >= 0.05  # a move takes time at the configured speed
+    assert sim.pose.gaze == pytest.approx((-0.5, 0.25, 1.0))
+    assert sim.pose.position == pytest.approx((0.3, -0.2, 0.0))
+    lines = [json.loads(line) for line in (tmp_path / "timeline.jsonl").read_text().splitlines()]
+    events = [(e["event"], e.get("name")) for e in lines]
+    assert ("action.started", "look") in events and ("action.finished", "move") in events
+    assert any(e["event"] == "position.reached" and e["at"] == [0.3, -0.2, 0.0] for e in lines)
+
+
+@pytest.mark.parametrize("name, params, code, words", [
+    ("fly", {}, "unknown_action", "fly"),
+    ("look", {"x": 5, "y": 0, "z": 0}, "invalid_params", "/x"),
+    ("speak", {"text": "wrong key"}, "invalid_params", "message"),
+    ("wag", {"speed": "fast"}, "invalid_params", "/speed"),
+])
+def test_bad_actions_fail_with_a_named_reason(body, brain_bus, pip, name, params, code, words):
+    node, sim = body
+    bus, results = brain_bus
+    action = Action(name=name, params=params, sender=pip.id)
+    bus.publish(action)
+    result = _result_for(results, action.id)
+    assert not result.ok and result.error.code == code and words in result.error.message
+    assert sim.pose.gaze == (0.0, 0.0, 1.0)  # nothing moved
+
+
+def test_schema_violating_payload_gets_a_failed_result(body, brain_bus):
+    bus, results = brain_bus
+    bus.publish_raw("actions", json.dumps({"id": "abc-1", "from": "x", "name": "look", "params": 3, "ts": 1}).encode())
+    result = _result_for(results, "abc-1")
+    assert result.error.code == "invalid_payload" and "/params" in result.error.message
+
+
+def test_duplicate_delivery_is_executed_once(body, brain_bus, pip):
+    node, sim = body
+    bus, results = brain_bus
+    action = Action(name="nod", params={"times": 2}, sender=pip.id)
+    bus.publish(action)
+    bus.publish(action)
+    _result_for(results, action.id)
+    time.sleep(0.3)
+    assert results.empty()
+    assert [e["event"] for e in sim.timeline.events].count("gesture.done") == 1
+
+
+def test_estop_halts_a_move_and_refuses_new_actions(body, brain_bus, pip):
+    node, sim = body
+    sim.config.move_speed = 0.2  # a 0.5 m move takes 2.5 s
+    bus, results = brain_bus
+    move = Action(name="move", params={"x": 0.5, "y": 0, "z": 0}, sender=pip.id)
+    bus.publish(move)
+    time.sleep(0.4)
+    bus.publish(Estop(sender="test", engaged=True))
+    result = _result_for(results, move.id)
+    assert not result.ok and result.error.code == "cancelled"
+    halted_at = sim.pose.position[0]
+    assert 0.0 < halted_at < 0.5
+    refused = Action(name="look", params={"x": 0, "y": 0, "z": 1}, sender=pip.id)
+    bus.publish(refused)
+    assert _result_for(results, refused.id).error.code == "estop_engaged"
+    time.sleep(0.3)
+    assert sim.pose.position[0] == halted_at  # held where it stopped
+    bus.publish(Estop(sender="test", engaged=False))
+    time.sleep(0.2)
+    again = Action(name="look", params={"x": 0.1, "y": 0, "z": 1}, sender=pip.id)
+    bus.publish(again)
+    assert _result_for(results, again.id).ok

@@ -1,0 +1,102 @@
+"""The bus on a real mosquitto: typed round trips, invalid payloads, last will, and a broker restart."""
+
+from __future__ import annotations
+
+import os
+import queue
+import signal
+import time
+
+from edge.bus import Bus
+from edge.protocol.payloads import Action, Perception, Status
+
+
+def _collect(bus: Bus, payload_type) -> "queue.Queue":
+    q: queue.Queue = queue.Queue()
+    bus.subscribe(payload_type, q.put)
+    return q
+
+
+def test_typed_round_trip_with_namespace(broker):
+    with Bus("sub", "test", broker.address, namespace="robot1") as sub, \
+         Bus("pub", "test", broker.address, namespace="robot1") as pub, \
+         Bus("other", "test", broker.address, namespace="robot2") as other:
+        got = _collect(sub, Perception)
+        time.sleep(0.2)
+        other.publish(Perception(title="input", body="wrong robot"))
+        sent = Perception(title="input", body="hello", to="abc")
+        pub.publish(sent).wait_for_publish(2)
+        received = got.get(timeout=3)
+        assert received == sent
+        assert got.empty()
+
+
+def test_invalid_payload_is_reported_not_raised(broker):
+    invalid: list = []
+    with Bus("sub", "test", broker.address) as sub, Bus("pub", "test", broker.address) as pub:
+        good = _collect(sub, Action)
+        sub.subscribe(Action, lambda a: None, on_invalid=lambda topic, err, raw: invalid.append((topic, err.message, raw)))
+        time.sleep(0.2)
+        pub.publish_raw("actions", b"{not json").wait_for_publish(2)
+        pub.publish_raw("actions", b'{"id": "x", "from": "a", "name": "speak", "params": [], "ts": 1}').wait_for_publish(2)
+        pub.publish(Action(name="speak", params={"message": "hi"}, sender="brain")).wait_for_publish(2)
+        assert good.get(timeout=3).params == {"message": "hi"}
+        deadline = time.time() + 3
+        while len(invalid) < 2 and time.time() < deadline:
+            time.sleep(0.05)
+    assert "not JSON" in invalid[0][1]
+    assert "/id" in invalid[1][1] and "/params" in invalid[1][1] and "object" in invalid[1][1]
+    assert invalid[0][2] == b"{not json"
+
+
+def test_status_online_then_offline_on_close_and_last_will(broker):
+    with Bus("watcher", "test", broker.address) as watcher:
+        statuses = _collect(watcher, Status)
+        time.sleep(0.2)
+        clean = Bus("clean", "body", broker.address).connect()
+        assert _next_for(statuses, "clean").state == "online"
+        clean.close()
+        assert _next_for(statuses, "clean").state == "offline"
+
+        crashed = Bus("crashed", "brain", broker.address, keepalive=1).connect()
+        assert _next_for(statuses, "crashed").state == "online"
+        crashed.client._sock.close()  # vanish without DISCONNECT: the broker must send the will
+        crashed.client.loop_stop()
+        status = _next_for(statuses, "crashed", timeout=10)
+        assert status.state == "offline" and status.kind == "brain"
+
+
+def _next_for(q: "queue.Queue", node: str, timeout: float = 3.0) -> Status:
+    deadline = time.time() + timeout
+    while time.time() < deadline:
+        s = q.get(timeout=max(0.01, deadline - time.time()))
+        if s.node == node:
+            return s
+    raise AssertionError(f"no status for {node}")
+
+
+def test_no_qos1_action_lost_across_broker_restart(broker):
+    """Publish a stream of actions while the broker is stopped and restarted mid-stream."""
+    received: list[Action] = []
+    sub = Bus("body", "body", broker.address).connect()
+    sub.subscribe(Action, received.append)
+    pub = Bus("brain", "brain", broker.address).connect()
+    time.sleep(0.3)
+    sent = []
+    for i in range(60):
+        if i == 20:
+            broker.stop()  # SIGTERM: mosquitto writes its persistence file
+        if i == 40:
+            broker.start()
+        a = Action(name="look", params={"i": i}, sender="brain")
+        pub.publish(a)
+        sent.append(a.id)
+        time.sleep(0.02)
+    deadline = time.time() + 30
+    while len({a.id for a in received}) < len(sent) and time.time() < deadline:
+        time.sleep(0.1)
+    got = {a.id for a in received}
+    missing = [i for i, aid in enumerate(sent) if aid not in got]
+    assert not missing, f"lost actions {missing}"
+    assert sub.connects >= 2 and pub.connects >= 2
+    pub.close(); sub.close()
