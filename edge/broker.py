@@ -73,6 +73,17 @@ def find_mosquitto() -> str:
     raise BrokerError(f"the mosquitto broker is not installed; {MOSQUITTO_HINT}")
 
 
+def _die_with_parent() -> None:
+    """In the child: ask Linux to SIGTERM mosquitto if we die, so a killed ``companion up``
+    leaves no broker behind holding the port."""
+    try:
+        import ctypes
+        libc = ctypes.CDLL("libc.so.6", use_errno=True)
+        libc.prctl(1, signal.SIGTERM)  # PR_SET_PDEATHSIG
+    except (OSError, AttributeError):
+        pass
+
+
 def _config_text(port: int, data_dir: Path) -> str:
     lines = [
         f"listener {port} 127.0.0.1",
@@ -109,12 +120,14 @@ class LocalBroker:
         conf = self.data_dir / "mosquitto.conf"
         conf.write_text(_config_text(self.port, self.data_dir))
         log.info("broker.starting", binary=binary, port=self.port, config=str(conf))
-        self.process = subprocess.Popen([binary, "-c", str(conf)], stdout=subprocess.DEVNULL,
-                                        stderr=subprocess.PIPE, start_new_session=True)
+        self.log_path = self.data_dir / "mosquitto.log"
+        with open(self.log_path, "ab") as log_file:
+            self.process = subprocess.Popen([binary, "-c", str(conf)], stdout=subprocess.DEVNULL, stderr=log_file,
+                                            start_new_session=True, preexec_fn=_die_with_parent)
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
             if self.process.poll() is not None:
-                err = self.process.stderr.read().decode(errors="replace").strip() if self.process.stderr else ""
+                err = self.log_path.read_text(errors="replace").strip()[-500:]
                 raise BrokerError(f"mosquitto exited with code {self.process.returncode} on port {self.port}: {err}")
             if broker_answers(self.address, timeout=0.2):
                 log.info("broker.ready", address=str(self.address))
@@ -133,8 +146,6 @@ class LocalBroker:
             except subprocess.TimeoutExpired:
                 proc.kill()
                 proc.wait()
-        if proc is not None and proc.stderr:
-            proc.stderr.close()
 
     def cleanup(self) -> None:
         self.stop()

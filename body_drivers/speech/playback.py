@@ -1,0 +1,223 @@
+"""Audio output on sounddevice (PortAudio): blocking writes, prompt cancel, clear device errors.
+
+One `play()` call is one utterance and one PortAudio stream, opened when its first chunk
+arrives and closed when it ends, so the device is free between utterances and, under
+the headless ALSA `file` sink, every utterance lands in a WAV file of its own.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Iterable
+from dataclasses import dataclass
+from types import ModuleType
+from typing import Any
+
+import numpy as np
+
+DeviceSpec = str | int | None
+_INSTALL_HINT = "pip install sounddevice; apt-get install libportaudio2"
+
+
+class AudioDeviceError(RuntimeError):
+    """The output device could not be found or opened; the message lists the ones there are."""
+
+
+@dataclass(frozen=True)
+class OutputDevice:
+    """One PortAudio device that can play sound."""
+
+    index: int
+    name: str
+    host_api: str
+    channels: int
+    default_samplerate: float
+    is_default: bool
+
+    def __str__(self) -> str:
+        mark = " (default)" if self.is_default else ""
+        return (f"[{self.index}] {self.name} — {self.host_api}, {self.channels} ch, "
+                f"{self.default_samplerate:g} Hz{mark}")
+
+
+@dataclass(frozen=True)
+class PlaybackReport:
+    """What one `play()` did. Times are `time.monotonic()` seconds."""
+
+    frames_written: int
+    seconds: float  # audio duration written (frames / rate), not wall time
+    cancelled: bool
+    first_audio_at: float | None  # when the device accepted the first block
+    ended_at: float = 0.0
+    underflows: int = 0  # blocks the device ran dry before (synthesis fell behind)
+
+
+def _sounddevice() -> ModuleType:
+    """Import sounddevice lazily: without PortAudio the rest of the body still imports."""
+    try:
+        import sounddevice
+    except (ImportError, OSError) as exc:  # OSError: libportaudio missing
+        raise AudioDeviceError(f"sounddevice / PortAudio unavailable ({exc}); install: {_INSTALL_HINT}") from exc
+    return sounddevice
+
+
+def list_output_devices() -> list[OutputDevice]:
+    """Every device PortAudio can play to, as it sees them now."""
+    sd = _sounddevice()
+    host_apis = [api["name"] for api in sd.query_hostapis()]
+    try:
+        default_out = int(sd.default.device[1])
+    except (TypeError, ValueError, IndexError):
+        default_out = -1
+    devices: list[OutputDevice] = []
+    for info in sd.query_devices():
+        if info["max_output_channels"] > 0:
+            devices.append(OutputDevice(
+                index=int(info["index"]), name=str(info["name"]),
+                host_api=host_apis[info["hostapi"]], channels=int(info["max_output_channels"]),
+                default_samplerate=float(info["default_samplerate"]),
+                is_default=int(info["index"]) == default_out,
+            ))
+    return devices
+
+
+def _describe_devices() -> str:
+    try:
+        devices = list_output_devices()
+    except Exception as exc:  # listing must never hide the original error
+        return f"(could not list devices: {exc})"
+    if not devices:
+        return "no output devices at all (is a sound card or an ALSA config present?)"
+    return "available output devices: " + "; ".join(str(d) for d in devices)
+
+
+class AudioOutput:
+    """Plays int16 mono chunks on one output device.
+
+    `device` is what sounddevice accepts: None (the default output), an index, or a
+    substring of a device name such as "USB" or "default". `pace` keeps the writer at
+    most one buffer ahead of the wall clock: a no-op on a real sound card, whose
+    blocking writes already do that, but it makes ALSA's `null`/`file` sinks (which
+    swallow audio instantly) take as long as the speech, so results, cancel and estop
+    behave headless as they do on the robot.
+    """
+
+    def __init__(self, device: DeviceSpec = None, *, pace: bool = True, block_s: float = 0.02) -> None:
+        self.device = device
+        self.pace = pace
+        self.block_s = block_s
+        self._check_device()
+
+    @staticmethod
+    def reinitialize() -> None:
+        """Restart PortAudio so it re-reads the ALSA config (a new HOME/.asoundrc) and devices.
+
+        PortAudio reads ALSA's configuration once, when sounddevice is imported. Call this
+        after changing HOME / XDG_CONFIG_HOME, with no stream open in this process.
+        """
+        sd = _sounddevice()
+        count = int(getattr(sd, "_initialized", 0))  # Pa_Initialize is reference-counted
+        for _ in range(count):
+            sd._terminate()
+        for _ in range(max(count, 1)):
+            sd._initialize()
+
+    def _check_device(self) -> None:
+        """Fail at start-up, not at the first `speak`, when the device does not exist."""
+        sd = _sounddevice()
+        try:
+            sd.query_devices(self.device, kind="output")
+        except (ValueError, sd.PortAudioError) as exc:
+            raise AudioDeviceError(
+                f"audio output {self._label()} not found ({exc}); {_describe_devices()}"
+            ) from exc
+
+    def _label(self) -> str:
+        return "(system default)" if self.device is None else repr(self.device)
+
+    def _open(self, sample_rate: int) -> Any:
+        sd = _sounddevice()
+        try:
+            stream = sd.OutputStream(device=self.device, samplerate=sample_rate, channels=1, dtype="int16")
+            stream.start()
+        except (ValueError, sd.PortAudioError) as exc:
+            raise AudioDeviceError(
+                f"cannot open audio output {self._label()} for {sample_rate} Hz mono int16 ({exc}); "
+                f"a raw 'hw:' device may not resample, an ALSA 'plughw:'/'default' device does; "
+                f"{_describe_devices()}"
+            ) from exc
+        return stream
+
+    def play(self, chunks: Iterable[np.ndarray], sample_rate: int,
+             cancel: threading.Event | None = None) -> PlaybackReport:
+        """Write chunks as they come (the iterable may block on a producer) until it ends.
+
+        Returns after the audio has played out, or within one block (~20 ms) of `cancel`
+        being set, in which case buffered audio is dropped rather than drained.
+        """
+        if sample_rate <= 0:
+            raise ValueError(f"sample_rate must be positive, got {sample_rate}")
+        cancel = cancel or threading.Event()
+        block = max(int(sample_rate * self.block_s), 1)
+        stream: Any = None
+        frames = underflows = 0
+        first_at: float | None = None
+        started = 0.0
+        try:
+            for chunk in chunks:
+                if cancel.is_set():
+                    break
+                samples = _as_int16(chunk)
+                if samples.size == 0:
+                    continue
+                if stream is None:
+                    stream = self._open(sample_rate)
+                    started = time.monotonic()
+                for offset in range(0, samples.size, block):
+                    if cancel.is_set():
+                        break
+                    if stream.write(samples[offset:offset + block]):
+                        underflows += 1
+                    frames += min(block, samples.size - offset)
+                    if first_at is None:
+                        first_at = time.monotonic()
+                    if self.pace:
+                        ahead = frames / sample_rate - (time.monotonic() - started)
+                        allowance = stream.latency + self.block_s
+                        if ahead > allowance:
+                            cancel.wait(ahead - allowance)
+            if self.pace and stream is not None and not cancel.is_set():
+                # Let the last buffer play out (cancelably) before stop() drains the rest.
+                cancel.wait(max(frames / sample_rate - (time.monotonic() - started), 0.0))
+        finally:
+            cancelled = cancel.is_set()
+            if stream is not None:
+                _close(stream, drain=not cancelled)
+        return PlaybackReport(
+            frames_written=frames, seconds=frames / sample_rate, cancelled=cancelled,
+            first_audio_at=first_at, ended_at=time.monotonic(), underflows=underflows,
+        )
+
+
+def _close(stream: Any, *, drain: bool) -> None:
+    """Stop (play out what is buffered) or abort (drop it), then release the device."""
+    try:
+        if drain:
+            stream.stop()
+        else:
+            stream.abort()
+    finally:
+        stream.close()
+
+
+def _as_int16(chunk: np.ndarray) -> np.ndarray:
+    """Accept int16, or float in [-1, 1]; always return contiguous 1-D int16."""
+    samples = np.asarray(chunk)
+    if samples.ndim != 1:
+        raise ValueError(f"expected mono 1-D audio, got shape {samples.shape}")
+    if samples.dtype == np.int16:
+        return np.ascontiguousarray(samples)
+    if np.issubdtype(samples.dtype, np.floating):
+        return (np.clip(samples, -1.0, 1.0) * 32767).astype(np.int16)
+    raise ValueError(f"expected int16 or float audio, got {samples.dtype}")

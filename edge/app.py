@@ -1,0 +1,139 @@
+"""Assemble nodes into a running stack: the broker when needed, the body, one brain per companion.
+
+``companion up`` runs everything in one process; ``companion run brain|body`` runs one node
+(what systemd starts). Each node gets its own MQTT connection and status, exactly as if it
+were a separate process, so the one-process stack behaves like the distributed one.
+"""
+
+from __future__ import annotations
+
+import tempfile
+import threading
+import uuid
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from edge.broker import LocalBroker, ensure_broker
+from edge.bus import Bus
+from edge.config import Settings
+from edge.log import get_logger
+from edge.protocol.companion import Companion, load_companion
+
+log = get_logger(__name__)
+
+
+def load_companions(settings: Settings) -> list[Companion]:
+    """Every configured companion file, parsed; the first bad one raises CompanionError."""
+    companions = [load_companion(p) for p in settings.companions]
+    seen: dict[str, str] = {}
+    for c in companions:
+        if c.id in seen:
+            raise ValueError(f"two companions share the id {c.id}: {seen[c.id]} and {c.name}")
+        seen[c.id] = c.name
+    return companions
+
+
+def make_speaker(settings: Settings) -> Any:
+    """The body's voice, or None when speech is off. Loading piper takes a second or two."""
+    if settings.tts == "none":
+        return None
+    from body_drivers.speech.playback import AudioDeviceError, AudioOutput
+    from body_drivers.speech.speaker import Speaker
+    from body_drivers.speech.tts import make_synthesizer
+
+    log.info("speech.loading", engine=settings.tts)
+    try:
+        output = AudioOutput(settings.audio_device)
+    except AudioDeviceError as exc:
+        if settings.audio_device is not None:
+            raise  # the user named a device: not finding it is an error, not a fallback
+        from body_drivers.speech.wav_output import WavFileOutput
+        folder = (settings.timeline.parent if settings.timeline else Path(tempfile.gettempdir())) / "companion-speech"
+        output = WavFileOutput(folder)
+        log.warning("speech.no_audio_device", reason=str(exc), fallback=str(output))
+    return Speaker(make_synthesizer(settings.tts), output)
+
+
+@dataclass
+class Stack:
+    """What ``companion up`` runs; ``start`` brings it up in the seed's order, ``stop`` reverses it."""
+
+    settings: Settings
+    observer_factory: Any = None          # name -> observer callable, for console output
+    provider: Any = None                  # an already built provider (tests, benches)
+    speaker: Any = "auto"                 # "auto": from settings; None: silent body
+    broker: LocalBroker | None = None
+    buses: list[Bus] = field(default_factory=list)
+    brains: list[Any] = field(default_factory=list)
+    body: Any = None
+    sim: Any = None
+    companions: list[Companion] = field(default_factory=list)
+    _stopped: threading.Event = field(default_factory=threading.Event)
+
+    def start(self) -> "Stack":
+        from body_drivers.node import BodyNode
+        from body_drivers.sim import SimBody
+        from body_drivers.timeline import Timeline
+        from edge.brain.loop import BrainConfig, CompanionBrain
+
+        s = self.settings
+        self.companions = load_companions(s)
+        provider = self.provider
+        if provider is None:
+            from edge.providers.factory import make_provider
+            provider = self.provider = make_provider(s.provider)
+        try:
+            self.broker = ensure_broker(s.broker)
+            if self.broker is not None:
+                s.broker = self.broker.address
+            if s.sim:
+                speaker = make_speaker(s) if self.speaker == "auto" else self.speaker
+                timeline = Timeline(s.timeline)
+                self.sim = SimBody(speaker=speaker, timeline=timeline)
+                body_bus = self._bus(f"body-{uuid.uuid4().hex[:8]}", "body")
+                self.body = BodyNode(body_bus, self.sim, self.companions, timeline).start()
+            config = BrainConfig(queue_size=s.queue_size, result_timeout_s=s.result_timeout_s)
+            for companion in self.companions:
+                bus = self._bus(f"brain-{companion.id}", "brain", companion=companion.id)
+                observer = self.observer_factory(companion.name) if self.observer_factory else None
+                self.brains.append(CompanionBrain(companion, provider, bus, config, observer).start())
+        except BaseException:
+            self.stop()
+            raise
+        log.info("stack.ready", broker=str(s.broker), companions=len(self.companions), sim=s.sim)
+        return self
+
+    def _bus(self, node_id: str, kind: str, **status: Any) -> Bus:
+        bus = Bus(node_id, kind, self.settings.broker, namespace=self.settings.namespace)
+        bus.connect()
+        if status:
+            bus.set_status("online", **status)
+        self.buses.append(bus)
+        return bus
+
+    def idle(self) -> bool:
+        return all(b.idle() for b in self.brains)
+
+    def stop(self) -> None:
+        """Brains first (no new actions), then the body, then connections, then our broker."""
+        if self._stopped.is_set():
+            return
+        self._stopped.set()
+        for brain in self.brains:
+            brain.stop()
+        if self.body is not None:
+            self.body.stop()
+        for bus in reversed(self.buses):
+            bus.close()
+        if self.provider is not None and hasattr(self.provider, "close"):
+            self.provider.close()
+        if self.broker is not None:
+            self.broker.cleanup()
+        log.info("stack.stopped")
+
+    def __enter__(self) -> "Stack":
+        return self.start()
+
+    def __exit__(self, *exc) -> None:
+        self.stop()

@@ -1,0 +1,207 @@
+"""``companion``: the command line (a black-box contract, see ARCHITECTURE.md).
+
+Each sub-command is a small function; heavy imports (llama.cpp, piper) happen inside the
+commands that need them, so ``companion validate`` answers instantly.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import signal
+import sys
+import threading
+from pathlib import Path
+
+from edge import log as logs
+from edge.broker import BrokerAddress, BrokerError
+from edge.bus import BusError
+from edge.config import ConfigError, Settings, load_toml
+from edge.providers.base import ProviderError
+
+EXIT_OK, EXIT_FAIL, EXIT_USAGE = 0, 1, 2
+
+
+def _broker_arg(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--broker", default=None, metavar="HOST:PORT", help="MQTT broker (default 127.0.0.1:1883)")
+    p.add_argument("--namespace", default=None, metavar="NS", help="topic prefix, e.g. robot1")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="companion", description="An AI companion for a small robot.")
+    parser.add_argument("-v", "--verbose", action="count", default=0, help="-v: info logs, -vv: debug logs")
+    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+
+    up = sub.add_parser("up", help="run broker (if needed), body and brain in one process")
+    _broker_arg(up)
+    up.add_argument("--config", type=Path, help="robot.toml")
+    up.add_argument("--companion", type=Path, action="append", help="companion definition file (repeatable)")
+    up.add_argument("--sim", action="store_true", help="simulated body (the default until servo drivers exist)")
+    up.add_argument("--provider", help="LLM provider SPEC, e.g. embedded or scripted:FILE")
+    up.add_argument("--tts", choices=["piper", "espeak", "none"], help="speech engine (default piper)")
+    up.add_argument("--audio-device", help="sounddevice output device name or index")
+    up.add_argument("--timeline", type=Path, help="write the body's JSONL timeline here")
+    up.add_argument("--demo", nargs="?", const="", metavar="SCENARIO",
+                    help="play a short scenario (or a JSON file of perceptions) and exit")
+    up.add_argument("--json", action="store_true", help="print events as JSON lines")
+
+    run = sub.add_parser("run", help="run one node (for systemd)")
+    run.add_argument("node", choices=["brain", "body", "camera", "mic", "registry", "gateway", "mcp"])
+    _broker_arg(run)
+    run.add_argument("--config", type=Path)
+    run.add_argument("--companion", type=Path, action="append")
+    run.add_argument("--provider")
+    run.add_argument("--tts", choices=["piper", "espeak", "none"])
+    run.add_argument("--audio-device")
+    run.add_argument("--timeline", type=Path)
+    run.add_argument("--json", action="store_true")
+
+    val = sub.add_parser("validate", help="check companion definition files")
+    val.add_argument("files", nargs="+")
+
+    per = sub.add_parser("perceive", help="publish one perception")
+    _broker_arg(per)
+    per.add_argument("title")
+    per.add_argument("body")
+    per.add_argument("--format", choices=["text", "object", "image"], default="text")
+    per.add_argument("--to", default="all")
+
+    ask = sub.add_parser("ask", help="one provider call; prints the ProviderResponse as JSON")
+    ask.add_argument("--provider", default="embedded")
+    ask.add_argument("--companion", type=Path)
+    ask.add_argument("prompt")
+
+    for name, issue in (("servo-sim", 6), ("doctor", 7), ("models", 7)):
+        later = sub.add_parser(name, help=f"(not yet available; see issue {issue})")
+        later.add_argument("rest", nargs=argparse.REMAINDER)
+    return parser
+
+
+def settings_from(args: argparse.Namespace) -> Settings:
+    settings = load_toml(args.config) if getattr(args, "config", None) else Settings()
+    if getattr(args, "broker", None):
+        settings.broker = BrokerAddress.parse(args.broker)
+    for attr in ("namespace", "provider", "tts", "audio_device", "timeline"):
+        value = getattr(args, attr, None)
+        if value is not None:
+            setattr(settings, attr, value)
+    if getattr(args, "companion", None):
+        settings.companions = list(args.companion)
+    return settings
+
+
+def cmd_validate(args: argparse.Namespace) -> int:
+    from edge.protocol.validate_cli import run_validate
+    return run_validate(args.files)
+
+
+def cmd_perceive(args: argparse.Namespace) -> int:
+    from edge.bus import Bus
+    from edge.protocol.payloads import Perception, PayloadError
+
+    body: object = args.body
+    if args.format == "object":
+        try:
+            body = json.loads(args.body)
+        except json.JSONDecodeError as exc:
+            print(f"companion perceive: BODY is not JSON (needed for --format object): {exc}", file=sys.stderr)
+            return EXIT_USAGE
+    perception = Perception(title=args.title, body=body, format=args.format, to=args.to, sender="cli")
+    try:
+        Perception.check(perception.to_dict())
+    except PayloadError as exc:
+        print(f"companion perceive: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+    bus = Bus("perceive", "cli", settings_from(args).broker, namespace=args.namespace, persistent=False, announce=False)
+    bus.connect(timeout=10)
+    try:
+        bus.publish(perception).wait_for_publish(5)
+    finally:
+        bus.close()
+    print(json.dumps(perception.to_dict(), ensure_ascii=False))
+    return EXIT_OK
+
+
+def cmd_ask(args: argparse.Namespace) -> int:
+    from edge.brain import prompt
+    from edge.protocol.companion import load_companion
+    from edge.providers.base import ProviderContext, ProviderError
+    from edge.providers.factory import make_provider
+
+    context = ProviderContext()
+    if args.companion:
+        companion = load_companion(args.companion)
+        context.system = prompt.system_text(companion)
+        context.tools = prompt.offered_tools(companion, "", events_only=False)
+    try:
+        provider = make_provider(args.provider)
+        try:
+            response = provider.generate(args.prompt, context)
+        finally:
+            provider.close()
+    except ProviderError as exc:
+        print(json.dumps({"error": exc.to_json()}, ensure_ascii=False))
+        return EXIT_FAIL
+    print(json.dumps(response.to_json(), ensure_ascii=False, indent=2))
+    return EXIT_OK
+
+
+def _wait_for_signal() -> None:
+    stop = threading.Event()
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        signal.signal(sig, lambda *_: stop.set())
+    while not stop.wait(0.5):
+        pass
+
+
+def cmd_up(args: argparse.Namespace) -> int:
+    from edge.app import Stack
+    from edge.console import ConsoleObserver
+    from edge import demo
+
+    settings = settings_from(args)
+    settings.sim = True  # hardware bodies arrive with the servo drivers (issue 6)
+    scenario = demo.load_scenario(args.demo or None) if args.demo is not None else None
+    stack = Stack(settings, observer_factory=lambda name: ConsoleObserver(args.json, name=name))
+    if not args.json:
+        print(f"starting: provider {settings.provider}, companions {', '.join(p.name for p in settings.companions)} "
+              f"(loading models takes a few seconds)", file=sys.stderr, flush=True)
+    with stack:
+        if not args.json:
+            print(f"ready: broker {settings.broker}; publish perceptions with `companion perceive input \"hello\"`"
+                  + ("" if scenario else "; Ctrl-C stops"), file=sys.stderr, flush=True)
+        if scenario is not None:
+            ok = demo.play(stack, scenario)
+            return EXIT_OK if ok else EXIT_FAIL
+        _wait_for_signal()
+    return EXIT_OK
+
+
+def cmd_run(args: argparse.Namespace) -> int:
+    from edge.nodes import run_node
+    return run_node(args.node, settings_from(args), as_json=args.json)
+
+
+def cmd_later(args: argparse.Namespace) -> int:
+    print(f"companion {args.command}: not available in this version yet", file=sys.stderr)
+    return EXIT_USAGE
+
+
+COMMANDS = {"validate": cmd_validate, "perceive": cmd_perceive, "ask": cmd_ask, "up": cmd_up, "run": cmd_run,
+            "servo-sim": cmd_later, "doctor": cmd_later, "models": cmd_later}
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    logs.configure(args.verbose)
+    try:
+        return COMMANDS[args.command](args)
+    except (ConfigError, BrokerError, BusError, ProviderError, ValueError, OSError, RuntimeError) as exc:
+        print(f"companion {args.command}: {exc}", file=sys.stderr)
+        return EXIT_FAIL
+    except KeyboardInterrupt:
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())

