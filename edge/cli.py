@@ -163,13 +163,11 @@ def cmd_up(args: argparse.Namespace) -> int:
     settings.sim = True  # hardware bodies arrive with the servo drivers (issue 6)
     scenario = demo.load_scenario(args.demo or None) if args.demo is not None else None
     stack = Stack(settings, observer_factory=lambda name: ConsoleObserver(args.json, name=name))
-    if not args.json:
-        print(f"starting: provider {settings.provider}, companions {', '.join(p.name for p in settings.companions)} "
-              f"(loading models takes a few seconds)", file=sys.stderr, flush=True)
+    print(f"starting: provider {settings.provider}, companions {', '.join(p.name for p in settings.companions)} "
+          f"(loading models takes a few seconds)", file=sys.stderr, flush=True)
     with stack:
-        if not args.json:
-            print(f"ready: broker {settings.broker}; publish perceptions with `companion perceive input \"hello\"`"
-                  + ("" if scenario else "; Ctrl-C stops"), file=sys.stderr, flush=True)
+        print(f"ready: broker {settings.broker}; publish perceptions with `companion perceive input \"hello\"`"
+              + ("" if scenario else "; Ctrl-C stops"), file=sys.stderr, flush=True)
         if scenario is not None:
             ok = demo.play(stack, scenario)
             return EXIT_OK if ok else EXIT_FAIL
