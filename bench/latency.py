@@ -143,7 +143,6 @@ def main() -> None:
     parser.add_argument("--skip-up", action="store_true", help="skip the start-up and RSS measurements")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp, LocalBroker(data_dir=Path(tmp) / "broker") as broker:
-        (Path(tmp) / "broker").mkdir(exist_ok=True)
         raw = raw_round_trip(broker, args.events)
         hops = stack_round_trip(broker, args.events)
     raw_s, total_s = summary(raw), summary(hops["total"])

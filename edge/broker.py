@@ -117,6 +117,7 @@ class LocalBroker:
 
     def start(self, timeout: float = 10.0) -> "LocalBroker":
         binary = find_mosquitto()
+        self.data_dir.mkdir(parents=True, exist_ok=True)
         conf = self.data_dir / "mosquitto.conf"
         conf.write_text(_config_text(self.port, self.data_dir))
         log.info("broker.starting", binary=binary, port=self.port, config=str(conf))

@@ -10,7 +10,6 @@ from edge.broker import LocalBroker
 @pytest.fixture
 def broker(tmp_path):
     """A fresh mosquitto owned by the test (persistence in tmp_path, so it can be restarted)."""
-    (tmp_path / "mosquitto").mkdir()
     b = LocalBroker(data_dir=tmp_path / "mosquitto").start()
     yield b
     b.stop()
