@@ -68,7 +68,10 @@ def build_parser() -> argparse.ArgumentParser:
 
     ask = sub.add_parser("ask", help="one provider call; prints the ProviderResponse as JSON")
     ask.add_argument("--provider", default="embedded")
-    ask.add_argument("--companion", type=Path)
+    ask.add_argument("--companion", type=Path, help="offer this companion's actions as tools")
+    ask.add_argument("--stream", action="store_true", help="print the normalized stream events, one JSON per line")
+    ask.add_argument("--structured", action="store_true", help="structured-output mode instead of native tools")
+    ask.add_argument("--timeout", type=float, help="seconds for the call")
     ask.add_argument("prompt")
 
     for name, issue in (("servo-sim", 6), ("doctor", 7), ("models", 7)):
@@ -126,9 +129,11 @@ def cmd_ask(args: argparse.Namespace) -> int:
     from edge.brain import prompt
     from edge.protocol.companion import load_companion
     from edge.providers.base import ProviderContext, ProviderError
+    from edge.providers.events import event_json
     from edge.providers.factory import make_provider
+    from edge.providers.resilience import stream_of
 
-    context = ProviderContext()
+    context = ProviderContext(timeout_s=args.timeout, structured=args.structured or None)
     if args.companion:
         companion = load_companion(args.companion)
         context.system = prompt.system_text(companion)
@@ -136,6 +141,10 @@ def cmd_ask(args: argparse.Namespace) -> int:
     try:
         provider = make_provider(args.provider)
         try:
+            if args.stream:
+                for event in stream_of(provider, args.prompt, context):
+                    print(json.dumps(event_json(event), ensure_ascii=False), flush=True)
+                return EXIT_OK
             response = provider.generate(args.prompt, context)
         finally:
             provider.close()

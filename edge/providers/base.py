@@ -8,6 +8,7 @@ The brain never sees an API's own shapes; each provider translates upstream
 
 from __future__ import annotations
 
+import threading
 import uuid
 from dataclasses import asdict, dataclass, field
 from typing import Any, Literal, Protocol, runtime_checkable
@@ -104,21 +105,42 @@ class ProviderContext:
     top_p: float | None = None
     stop: list[str] | None = None
     timeout_s: float | None = None
+    tool_choice: str | dict[str, Any] | None = None   # "auto" | "required" | "none" | {"name": TOOL}
+    response_format: dict[str, Any] | None = None     # {"type": "json_schema", "schema": {...}} or {"type": "json_object"}
+    structured: bool | None = None   # True: decide through a JSON-Schema-constrained reply instead of native tools
+    cancel: threading.Event | None = None  # set it to abandon the call (E4002)
 
 
 class ProviderError(Exception):
-    """A failed provider call, with an AI-Protocol error code (E1001..E9999)."""
+    """A failed provider call, with an AI-Protocol error code (E1001..E9999).
 
-    def __init__(self, code: str, message: str, *, retryable: bool = False, fallbackable: bool = False):
+    The retryable / fallbackable flags default to the standard table's for the code;
+    ``retry_after`` carries a server's ``Retry-After`` in seconds, ``status`` its HTTP status.
+    """
+
+    def __init__(self, code: str, message: str, *, retryable: bool | None = None,
+                 fallbackable: bool | None = None, retry_after: float | None = None,
+                 status: int | None = None, provider: str | None = None):
+        from edge.providers.errors import STANDARD_ERRORS
+
+        standard = STANDARD_ERRORS.get(code, STANDARD_ERRORS["E9999"])
         super().__init__(f"{code}: {message}")
         self.code = code
         self.message = message
-        self.retryable = retryable
-        self.fallbackable = fallbackable
+        self.name = standard.name
+        self.retryable = standard.retryable if retryable is None else retryable
+        self.fallbackable = standard.fallbackable if fallbackable is None else fallbackable
+        self.retry_after = retry_after
+        self.status = status
+        self.provider = provider
 
     def to_json(self) -> dict[str, Any]:
-        return {"code": self.code, "message": self.message,
-                "retryable": self.retryable, "fallbackable": self.fallbackable}
+        out: dict[str, Any] = {"code": self.code, "name": self.name, "message": self.message,
+                               "retryable": self.retryable, "fallbackable": self.fallbackable}
+        for key in ("retry_after", "status", "provider"):
+            if getattr(self, key) is not None:
+                out[key] = getattr(self, key)
+        return out
 
 
 @runtime_checkable

@@ -8,9 +8,12 @@ A SPEC is ``KIND[:ARG][?OPTION=VALUE&...]``:
     scripted:replies.jsonl            replay a script (tests, demos, benches)
     scripted:replies.jsonl?delay=0.1&loop=1
 
-``ollama:MODEL[@URL]``, ``openai:MODEL[@BASE_URL]``, ``anthropic:MODEL[@URL]`` and
-``gemini:MODEL[@URL]`` are reserved: they fail with "not available yet" until registered.
-A comma-separated list (a fallback chain) is refused the same way for now.
+    ollama:qwen2.5:1.5b[@http://host:11434]      remote APIs: MODEL[@URL], options
+    openai:gpt-4o-mini[@http://host/v1]          timeout, structured, retries, temperature, max_tokens
+    anthropic:claude-sonnet-4-5 / gemini:gemini-2.5-flash
+    ollama:qwen2.5:1.5b,embedded                 a fallback chain: the next on a fallbackable error
+
+Remote providers are wrapped in the retry policy (``resilience.Retrying``).
 Malformed or unknown specs raise ``ValueError`` naming the spec; a provider that cannot start
 (a missing model file) raises its ``ProviderError``.
 """
@@ -22,6 +25,7 @@ from typing import Any, Callable
 from urllib.parse import parse_qsl
 
 from edge.providers.base import Provider
+from edge.providers.resilience import FallbackChain, Retrying, RetryPolicy
 
 Builder = Callable[[str | None, dict[str, Any]], Provider]
 
@@ -66,15 +70,38 @@ def _build_scripted(arg: str | None, options: dict[str, Any]) -> Provider:
     return ScriptedProvider(arg or "", delay_s=options.get("delay", 0.0), loop=options.get("loop", False))
 
 
+def _remote(module: str) -> Builder:
+    """A builder for a remote API provider: ARG is ``MODEL[@URL]``; the module's
+    ``build(model, base_url, options)`` is imported only when that provider is used."""
+    def build(arg: str | None, options: dict[str, Any]) -> Provider:
+        import importlib
+        model, _, url = (arg or "").partition("@")
+        if not model:
+            raise ValueError(f"{module.rsplit('.', 1)[-1]}: a model name is required (KIND:MODEL[@URL])")
+        provider = importlib.import_module(module).build(model, url or None, options)
+        retries = options.get("retries")
+        policy = RetryPolicy() if retries is None else RetryPolicy(max_retries=retries)
+        return Retrying(provider, policy)
+    return build
+
+
+_REMOTE_OPTIONS: dict[str, Callable[[str], Any]] = {
+    "timeout": _non_negative, "structured": _flag, "retries": int, "temperature": float, "max_tokens": int,
+}
+
 PROVIDERS: dict[str, ProviderKind] = {
     "embedded": ProviderKind("embedded[:FILE.gguf][?ctx=N&threads=N&seed=N&verbose=1]", _build_embedded,
                              options={"ctx": int, "threads": int, "seed": int, "verbose": _flag}),
     "scripted": ProviderKind("scripted:FILE[?delay=SECONDS&loop=1]", _build_scripted, arg_required=True,
                              options={"delay": _non_negative, "loop": _flag}),
-    "ollama": ProviderKind("ollama:MODEL[@URL]"),
-    "openai": ProviderKind("openai:MODEL[@BASE_URL]"),
-    "anthropic": ProviderKind("anthropic:MODEL[@URL]"),
-    "gemini": ProviderKind("gemini:MODEL[@URL]"),
+    "ollama": ProviderKind("ollama:MODEL[@URL]", _remote("edge.providers.ollama_api"), arg_required=True,
+                           options=_REMOTE_OPTIONS),
+    "openai": ProviderKind("openai:MODEL[@BASE_URL]", _remote("edge.providers.openai_api"), arg_required=True,
+                           options=_REMOTE_OPTIONS),
+    "anthropic": ProviderKind("anthropic:MODEL[@URL]", _remote("edge.providers.anthropic_api"), arg_required=True,
+                              options=_REMOTE_OPTIONS),
+    "gemini": ProviderKind("gemini:MODEL[@URL]", _remote("edge.providers.gemini_api"), arg_required=True,
+                           options=_REMOTE_OPTIONS),
 }
 
 
@@ -89,7 +116,7 @@ def parse_spec(spec: str) -> tuple[str, str | None, dict[str, Any]]:
         raise ValueError(f"empty provider spec {spec!r}; expected one of: {_usages()}")
     text = spec.strip()
     if "," in text:
-        raise ValueError(f"provider spec {spec!r}: fallback chains (A,B) are not available yet; give one provider")
+        raise ValueError(f"provider spec {spec!r}: a fallback chain goes to make_provider, not parse_spec")
     head, _, query = text.partition("?")
     kind, sep, arg = head.partition(":")
     entry = PROVIDERS.get(kind)
@@ -120,11 +147,25 @@ def parse_spec(spec: str) -> tuple[str, str | None, dict[str, Any]]:
 
 
 def make_provider(spec: str) -> Provider:
-    """Build the provider a SPEC names (see the module docstring for the syntax)."""
-    kind, arg, options = parse_spec(spec)
-    build = PROVIDERS[kind].build
-    assert build is not None
-    return build(arg, options)
+    """Build the provider a SPEC names; ``A,B,C`` is a fallback chain (see the module docstring).
+
+    Every SPEC of a chain is checked before any provider is built, so a typo in the last one
+    is reported at once rather than after the first ones have loaded their models."""
+    parts = [p.strip() for p in spec.split(",")] if isinstance(spec, str) else [spec]
+    if len(parts) > 1 and not all(parts):
+        raise ValueError(f"provider spec {spec!r}: empty entry in the fallback chain")
+    parsed = [parse_spec(p) for p in parts]
+    built: list[Provider] = []
+    try:
+        for kind, arg, options in parsed:
+            build = PROVIDERS[kind].build
+            assert build is not None
+            built.append(build(arg, options))
+    except BaseException:
+        for provider in built:
+            provider.close()
+        raise
+    return built[0] if len(built) == 1 else FallbackChain(built)
 
 
 def _usages() -> str:

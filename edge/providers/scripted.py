@@ -32,12 +32,6 @@ from edge.providers.base import (ContentSegment, ProviderContext, ProviderError,
                                  ToolCall)
 from edge.providers.decision import parse_decision
 
-# AI-Protocol standard codes: (retryable, fallbackable).
-_FLAGS = {"E1001": (False, False), "E1002": (False, True), "E1003": (False, False),
-          "E1004": (False, False), "E1005": (False, False), "E2001": (True, True),
-          "E2002": (False, True), "E3001": (True, True), "E3002": (True, True),
-          "E3003": (True, True), "E4001": (True, False), "E4002": (False, False),
-          "E9999": (False, False)}
 _SEGMENT_TYPES = {"text", "image", "audio", "video", "ui", "tool_call", "error"}
 _KINDS = ("segments", "action", "text", "none", "raw", "error")
 
@@ -157,11 +151,9 @@ def _reply(item: dict[str, Any], context: ProviderContext) -> ProviderResponse:
     meta = dict(item.get("metadata") or {})
     if "error" in item:
         error = item["error"]
-        code = error["code"]
-        retryable, fallbackable = _FLAGS.get(code, (False, False))
-        raise ProviderError(code, error.get("message", "scripted error"),
-                            retryable=error.get("retryable", retryable),
-                            fallbackable=error.get("fallbackable", fallbackable))
+        raise ProviderError(error["code"], error.get("message", "scripted error"),
+                            retryable=error.get("retryable"), fallbackable=error.get("fallbackable"),
+                            retry_after=error.get("retry_after"))
     if "segments" in item:
         return ProviderResponse(segments=_segments(item["segments"]), metadata=meta)
     if "action" in item:

@@ -1,0 +1,156 @@
+"""Retry with exponential backoff, and fallback chains (the AI-Protocol's default policy).
+
+``Retrying`` wraps one provider: a retryable failure is tried again after 1 s, 2 s, 4 s ...
+(capped at 30 s, with jitter), at most 3 times, honouring a server's ``Retry-After``.
+``FallbackChain`` tries its providers in order and moves on only when a failure is
+fallbackable; anything else (a bad request, a cancel) is the caller's to see at once.
+The clock and the sleep are injectable so tests can check the policy without waiting.
+"""
+
+from __future__ import annotations
+
+import random
+import threading
+from dataclasses import dataclass, field
+from typing import Callable, Iterator
+
+from edge.log import get_logger
+from edge.providers.base import Provider, ProviderContext, ProviderError, ProviderResponse
+from edge.providers.events import StreamEvent, replay
+
+log = get_logger(__name__)
+
+
+@dataclass
+class RetryPolicy:
+    max_retries: int = 3
+    initial_delay_s: float = 1.0
+    multiplier: float = 2.0
+    max_delay_s: float = 30.0
+    jitter: float = 0.1              # +- this fraction of each delay
+    max_retry_after_s: float = 60.0  # a longer Retry-After is not waited out: fall back instead
+    retryable_codes: frozenset[str] = field(default_factory=lambda: frozenset({"E2001", "E3001", "E3002", "E3003"}))
+
+    def should_retry(self, error: ProviderError, attempt: int) -> bool:
+        if attempt >= self.max_retries or error.code not in self.retryable_codes:
+            return False
+        return error.retry_after is None or error.retry_after <= self.max_retry_after_s
+
+    def delay(self, attempt: int, error: ProviderError | None = None, rng: random.Random | None = None) -> float:
+        """Seconds before retry number ``attempt + 1``; a server's Retry-After wins when given."""
+        if error is not None and error.retry_after is not None:
+            return error.retry_after
+        base = min(self.initial_delay_s * self.multiplier ** attempt, self.max_delay_s)
+        spread = base * self.jitter
+        return max(0.0, base + (rng or random).uniform(-spread, spread))
+
+
+def _sleep_or_cancel(seconds: float, context: ProviderContext) -> None:
+    cancel = getattr(context, "cancel", None)
+    if cancel is not None:
+        if cancel.wait(seconds):
+            raise ProviderError("E4002", "cancelled while waiting to retry")
+    else:
+        threading.Event().wait(seconds)
+
+
+class Retrying:
+    """A provider with the retry policy around it."""
+
+    def __init__(self, inner: Provider, policy: RetryPolicy | None = None,
+                 sleep: Callable[[float, ProviderContext], None] = _sleep_or_cancel, rng: random.Random | None = None):
+        self.inner = inner
+        self.policy = policy or RetryPolicy()
+        self.name = inner.name
+        self._sleep = sleep
+        self._rng = rng or random.Random()
+
+    def generate(self, prompt: str, context: ProviderContext) -> ProviderResponse:
+        attempt = 0
+        while True:
+            try:
+                return self.inner.generate(prompt, context)
+            except ProviderError as exc:
+                if not self.policy.should_retry(exc, attempt):
+                    raise
+                wait = self.policy.delay(attempt, exc, self._rng)
+                log.warning("provider.retry", provider=self.name, code=exc.code, attempt=attempt + 1,
+                            wait_s=round(wait, 3), reason=exc.message)
+                self._sleep(wait, context)
+                attempt += 1
+
+    def stream(self, prompt: str, context: ProviderContext) -> Iterator[StreamEvent]:
+        """Retries only until the first event has been yielded: a half-sent answer is not replayed."""
+        attempt = 0
+        while True:
+            started = False
+            try:
+                for event in stream_of(self.inner, prompt, context):
+                    started = True
+                    yield event
+                return
+            except ProviderError as exc:
+                if started or not self.policy.should_retry(exc, attempt):
+                    raise
+                wait = self.policy.delay(attempt, exc, self._rng)
+                log.warning("provider.retry", provider=self.name, code=exc.code, attempt=attempt + 1,
+                            wait_s=round(wait, 3), reason=exc.message)
+                self._sleep(wait, context)
+                attempt += 1
+
+    def close(self) -> None:
+        self.inner.close()
+
+
+class FallbackChain:
+    """Providers in order; the next one is tried only after a fallbackable failure."""
+
+    def __init__(self, providers: list[Provider]):
+        if not providers:
+            raise ValueError("a fallback chain needs at least one provider")
+        self.providers = providers
+        self.name = ",".join(p.name for p in providers)
+
+    def generate(self, prompt: str, context: ProviderContext) -> ProviderResponse:
+        last: ProviderError | None = None
+        for provider in self.providers:
+            try:
+                response = provider.generate(prompt, context)
+                response.metadata.setdefault("provider", provider.name)
+                return response
+            except ProviderError as exc:
+                if not exc.fallbackable:
+                    raise
+                log.warning("provider.fallback", provider=provider.name, code=exc.code, reason=exc.message)
+                last = exc
+        assert last is not None
+        raise last
+
+    def stream(self, prompt: str, context: ProviderContext) -> Iterator[StreamEvent]:
+        last: ProviderError | None = None
+        for provider in self.providers:
+            started = False
+            try:
+                for event in stream_of(provider, prompt, context):
+                    started = True
+                    yield event
+                return
+            except ProviderError as exc:
+                if started or not exc.fallbackable:
+                    raise
+                log.warning("provider.fallback", provider=provider.name, code=exc.code, reason=exc.message)
+                last = exc
+        assert last is not None
+        raise last
+
+    def close(self) -> None:
+        for provider in self.providers:
+            provider.close()
+
+
+def stream_of(provider: Provider, prompt: str, context: ProviderContext) -> Iterator[StreamEvent]:
+    """The provider's own stream, or its finished response replayed as one."""
+    native = getattr(provider, "stream", None)
+    if native is not None:
+        return native(prompt, context)
+    return replay(provider.generate(prompt, context))
