@@ -64,7 +64,9 @@ class Bus:
         self._closing = False
         self._keepalive = keepalive
         self.connects = 0  # how many times a connection was (re)established; tests watch it
-        self.client = mqtt.Client(CallbackAPIVersion.VERSION2, client_id=f"{kind}-{node_id}",
+        self._short_sessions = 0
+        self.client_id = f"{kind}-{node_id}"
+        self.client = mqtt.Client(CallbackAPIVersion.VERSION2, client_id=self.client_id,
                                   clean_session=not persistent, protocol=mqtt.MQTTv311)
         self.client.max_queued_messages_set(0)  # unlimited: QoS-1 sends wait out a broker restart
         self.client.max_inflight_messages_set(100)
@@ -173,12 +175,19 @@ class Bus:
             client.publish(self._status("online").topic(self.namespace), self._status("online").encode(),
                            qos=1, retain=True)
         self.connects += 1
+        self._connected_at = time.monotonic()
         log.info("bus.connected", node=self.node_id, broker=str(self.broker),
                  session_present=bool(flags.session_present), connects=self.connects)
         self._connected.set()
 
     def _on_disconnect(self, client, userdata, flags, reason_code, properties) -> None:
         self._connected.clear()
+        lasted = time.monotonic() - getattr(self, "_connected_at", 0.0)
+        self._short_sessions = self._short_sessions + 1 if lasted < 3.0 else 0
+        if self._short_sessions == 3 and not self._closing:
+            log.error("bus.client_id_conflict", node=self.node_id, client_id=self.client_id,
+                      reason="the broker keeps dropping this connection right after it opens; another process "
+                             "is probably connected with the same client id (run each node once, or give it its own id)")
         if not self._closing:
             log.warning("bus.disconnected", node=self.node_id, broker=str(self.broker), reason=str(reason_code),
                         action="reconnecting with backoff")

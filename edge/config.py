@@ -12,10 +12,8 @@ from pathlib import Path
 from typing import Any
 
 from edge.broker import BrokerAddress
+from edge.paths import COMPANIONS_DIR, DEFAULT_COMPANION  # noqa: F401  (re-exported)
 
-REPO_ROOT = Path(__file__).resolve().parent.parent
-COMPANIONS_DIR = REPO_ROOT / "companions"
-DEFAULT_COMPANION = COMPANIONS_DIR / "pip.json"
 
 
 class ConfigError(ValueError):

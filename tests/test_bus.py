@@ -86,6 +86,8 @@ def test_no_qos1_action_lost_across_broker_restart(broker):
     for i in range(60):
         if i == 20:
             broker.stop()  # SIGTERM: mosquitto writes its persistence file
+        if 20 <= i < 40:
+            time.sleep(0.05)  # about a second and a half without a broker
         if i == 40:
             broker.start()
         a = Action(name="look", params={"i": i}, sender="brain")
@@ -100,3 +102,16 @@ def test_no_qos1_action_lost_across_broker_restart(broker):
     assert not missing, f"lost actions {missing}"
     assert sub.connects >= 2 and pub.connects >= 2
     pub.close(); sub.close()
+
+
+def test_two_processes_with_one_client_id_are_named(broker, caplog):
+    """Two nodes with the same id knock each other off the broker; the bus says why."""
+    import logging
+    caplog.set_level(logging.ERROR, logger="edge.bus")
+    first = Bus("twin", "brain", broker.address).connect()
+    second = Bus("twin", "brain", broker.address).connect()
+    deadline = time.time() + 15
+    while "bus.client_id_conflict" not in caplog.text and time.time() < deadline:
+        time.sleep(0.1)
+    first.close(); second.close()
+    assert "bus.client_id_conflict" in caplog.text and "brain-twin" in caplog.text

@@ -27,7 +27,9 @@ from jsonschema import Draft202012Validator
 from jsonschema.exceptions import ValidationError, best_match
 from referencing.exceptions import Unresolvable
 
-SCHEMA_PATH = Path(__file__).resolve().parents[2] / "companions" / "schema.json"
+from edge.paths import COMPANIONS_DIR
+
+SCHEMA_PATH = COMPANIONS_DIR / "schema.json"
 
 # Derived ids: uuid5(NAMESPACE_URL, ID_PREFIX + NFC(name)); documented in docs/companion-files.md.
 ID_PREFIX = "urn:companion-edge:companion:"
