@@ -99,13 +99,25 @@ def test_invalid_decision_is_corrected_before_anything_is_published(world, pip):
     assert sim.pose.gaze == pytest.approx((-1, 0, 0.5))
 
 
-def test_unknown_action_gets_fed_back_and_abandoned_after_the_limit(world):
+def test_unknown_action_fed_back_then_a_repeat_stops_the_turn(world):
     start_brain, client, actions, sim = world
     provider = ScriptedProvider([{"action": "fly", "params": {}}] * 3)
     brain = start_brain(provider, max_corrections=2)
     client.publish(Perception(title="input", body="fly!"))
     _wait(lambda: brain.handled == 1)
-    assert len(provider.calls) == 3 and "unknown action 'fly'" in provider.calls[1][0]
+    assert len(provider.calls) == 2 and "unknown action 'fly'" in provider.calls[1][0]
+    time.sleep(0.2)
+    assert actions.empty()
+
+
+def test_different_failures_use_up_the_rounds(world):
+    start_brain, client, actions, sim = world
+    provider = ScriptedProvider([{"action": "fly", "params": {}}, {"action": "swim", "params": {}},
+                                 {"action": "dig", "params": {}}, {"action": "nod", "params": {"times": 1}}])
+    brain = start_brain(provider, max_corrections=2)
+    client.publish(Perception(title="input", body="do something"))
+    _wait(lambda: brain.handled == 1)
+    assert len(provider.calls) == 3  # 1 + max_corrections; the valid 4th reply is never asked for
     time.sleep(0.2)
     assert actions.empty()
 

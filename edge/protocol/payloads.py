@@ -302,4 +302,35 @@ class Estop(Payload):
         return cls(sender=d["from"], engaged=d["engaged"], ts=d["ts"])
 
 
-ALL_PAYLOADS: tuple[type[Payload], ...] = (Perception, Action, ActionResult, CompanionMessage, Status, Estop)
+@dataclass
+class Reply(Payload):
+    """A companion's direct answer to whoever sent a perception, outside the LLM path:
+    ``/help`` text, a slash command's error. (An extension of the seed's topics.)"""
+
+    TOPIC: ClassVar[str] = "replies"
+    SCHEMA: ClassVar[dict[str, Any]] = {
+        "type": "object",
+        "required": ["id", "from", "to", "in_reply_to", "text", "ts"],
+        "properties": {"id": _UUID, "from": _NAME, "to": _NAME, "in_reply_to": {"type": "string"},
+                       "text": {"type": "string"}, "ok": {"type": "boolean"}, "ts": _TS},
+    }
+
+    sender: str
+    to: str
+    in_reply_to: str
+    text: str
+    ok: bool = True
+    id: str = field(default_factory=new_id)
+    ts: float = field(default_factory=now)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"id": self.id, "from": self.sender, "to": self.to, "in_reply_to": self.in_reply_to,
+                "text": self.text, "ok": self.ok, "ts": self.ts}
+
+    @classmethod
+    def from_dict(cls, d: dict[str, Any]) -> "Reply":
+        return cls(sender=d["from"], to=d["to"], in_reply_to=d["in_reply_to"], text=d["text"],
+                   ok=d.get("ok", True), id=d["id"], ts=d["ts"])
+
+
+ALL_PAYLOADS: tuple[type[Payload], ...] = (Perception, Action, ActionResult, CompanionMessage, Status, Estop, Reply)

@@ -1,0 +1,191 @@
+"""One turn of the execution loop: decide, check, act, observe, and correct if needed.
+
+A turn starts from one input (a perception or a message) and runs up to ``1 + max_corrections``
+rounds. Each round asks the provider; a reply whose tool calls break their schemas, name
+unknown actions or do not parse is fed back as an observation before anything is published.
+Valid calls are carried out in order and their results awaited; if any failed (body failure,
+safety rejection, refused message) the results go back to the model as an observation and it
+may try again. Choosing no action ends the turn. The same failure twice in one turn stops it
+with a log line instead of spending rounds on a model that repeats itself.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+from concurrent.futures import ThreadPoolExecutor, TimeoutError as FutureTimeout
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+from jsonschema import Draft202012Validator
+
+from edge.brain import prompt
+from edge.brain.state import BrainState
+from edge.log import get_logger
+from edge.protocol.companion import validate_params
+from edge.protocol.payloads import ActionError, ActionResult
+from edge.providers.base import ProviderContext, ProviderError, ProviderResponse, Tool, ToolCall
+
+if TYPE_CHECKING:
+    from edge.brain.loop import CompanionBrain
+
+log = get_logger(__name__)
+
+SEND_MESSAGE = "send_message"
+
+
+@dataclass
+class TurnOutcome:
+    results: list[ActionResult] = field(default_factory=list)
+    rounds: int = 0
+    stopped: str = "done"     # done | no_action | provider_error | repeated_failure | rounds_exhausted
+
+
+def messaging_tool(peer_ids: list[str]) -> Tool:
+    """The built-in action that sends a companion-to-companion message (handled by the brain)."""
+    return Tool(name=SEND_MESSAGE, description="Send a short message to another companion (or to all).",
+                parameters={"type": "object", "additionalProperties": False, "required": ["to", "message"],
+                            "properties": {"to": {"type": "string", "enum": [*peer_ids, "all"]},
+                                           "message": {"type": "string", "minLength": 1, "maxLength": 200}}})
+
+
+class TurnRunner:
+    """Runs turns for one brain; owns the provider-call thread used to enforce call timeouts."""
+
+    def __init__(self, brain: "CompanionBrain"):
+        self.brain = brain
+        self._calls = ThreadPoolExecutor(max_workers=1, thread_name_prefix=f"llm-{brain.companion.name}")
+
+    def close(self) -> None:
+        self._calls.shutdown(wait=False, cancel_futures=True)
+
+    def run(self, user_text: str, tools: list[Tool], source_id: str, system: str) -> TurnOutcome:
+        b, cfg = self.brain, self.brain.config
+        outcome = TurnOutcome()
+        seen_failures: set[str] = set()
+        text = user_text
+        for round_no in range(cfg.max_corrections + 1):
+            outcome.rounds = round_no + 1
+            b.set_state(BrainState.ASSEMBLING_CONTEXT)
+            context = ProviderContext(tools=tools, system=system, history=b.memory.window(),
+                                      max_tokens=cfg.max_tokens, temperature=cfg.temperature,
+                                      timeout_s=cfg.call_timeout_s)
+            b.set_state(BrainState.AWAITING_LLM)
+            try:
+                response, latency = self._call(text, context)
+            except ProviderError as exc:
+                log.warning("provider.failed", companion=b.companion.name, source=source_id, code=exc.code,
+                            reason=exc.message)
+                b.observer("provider_error", {"perception_id": source_id, "error": exc.to_json()})
+                outcome.stopped = "provider_error"
+                return outcome
+            problems = self._problems(response, tools)
+            b.observer("decision", {"perception_id": source_id, "attempt": round_no, "latency_s": latency,
+                                    "response": response.to_json(), "problems": problems})
+            b.memory.add("user", text)
+            b.memory.add("assistant", _summary(response))
+            if problems:
+                log.info("decision.rejected", companion=b.companion.name, source=source_id, attempt=round_no,
+                         problems=problems)
+                if _seen(seen_failures, problems):
+                    return self._stop(outcome, "repeated_failure", source_id, problems)
+                text = prompt.correction_text(problems)
+                continue
+            if not response.tool_calls:
+                outcome.stopped = "no_action"
+                return outcome
+            b.set_state(BrainState.EXECUTING_ACTIONS)
+            results = [self._execute(call, source_id) for call in response.tool_calls]
+            outcome.results.extend(r for r in results if r is not None)
+            failures = [r for r in results if r is None or not r.ok]
+            if not failures:
+                return outcome
+            observation = observation_text(response.tool_calls, results)
+            if _seen(seen_failures, [observation]):
+                return self._stop(outcome, "repeated_failure", source_id, [observation])
+            text = observation
+        log.warning("turn.abandoned", companion=b.companion.name, source=source_id,
+                    reason=f"still failing after {cfg.max_corrections} corrections")
+        outcome.stopped = "rounds_exhausted"
+        return outcome
+
+    def _stop(self, outcome: TurnOutcome, why: str, source_id: str, problems: list[str]) -> TurnOutcome:
+        log.warning("turn.stopped", companion=self.brain.companion.name, source=source_id, reason=why,
+                    problems=problems)
+        outcome.stopped = why
+        return outcome
+
+    def _call(self, text: str, context: ProviderContext) -> tuple[ProviderResponse, float]:
+        """The provider call, with the per-call timeout enforced from outside the provider."""
+        started = time.monotonic()
+        timeout = self.brain.config.call_timeout_s
+        if not timeout:
+            response = self.brain.provider.generate(text, context)
+        else:
+            context.cancel = context.cancel or threading.Event()
+            future = self._calls.submit(self.brain.provider.generate, text, context)
+            try:
+                response = future.result(timeout)
+            except FutureTimeout:
+                context.cancel.set()
+                raise ProviderError("E3003", f"no decision within {timeout:.0f} s (call_timeout_s)") from None
+        return response, time.monotonic() - started
+
+    def _problems(self, response: ProviderResponse, tools: list[Tool]) -> list[str]:
+        b = self.brain
+        problems = [f"unparsable reply: {e}" for e in response.errors]
+        offered = {t.name: t for t in tools}
+        for call in response.tool_calls:
+            if call.name == SEND_MESSAGE and SEND_MESSAGE in offered:
+                errors = Draft202012Validator(offered[SEND_MESSAGE].parameters).iter_errors(call.args)
+                problems.extend(f"{call.name} /{'/'.join(map(str, e.absolute_path))}: {e.message}" for e in errors)
+                continue
+            spec = b.companion.action(call.name)
+            if spec is None:
+                known = ", ".join(t.name for t in tools) or ", ".join(a.title for a in b.companion.actions)
+                problems.append(f"unknown action {call.name!r} (known: {known})")
+                continue
+            problems.extend(f"{call.name} {p.pointer or '/'}: {p.message}" for p in validate_params(spec, call.args))
+        return problems
+
+    def _execute(self, call: ToolCall, source_id: str) -> ActionResult | None:
+        b = self.brain
+        if call.name == SEND_MESSAGE:
+            return b.send_message(call, source_id)
+        b.set_state(BrainState.AWAITING_RESULTS)
+        return b.perform(call.name, call.args, source_id)
+
+
+def _seen(seen: set[str], problems: list[str]) -> bool:
+    key = json.dumps(sorted(problems))
+    if key in seen:
+        return True
+    seen.add(key)
+    return False
+
+
+def observation_text(calls: list[ToolCall], results: list[ActionResult | None]) -> str:
+    """What the model reads after acting: each action's outcome, failures with their reason."""
+    lines = []
+    for call, result in zip(calls, results):
+        if result is None:
+            lines.append(f"{call.name}: no result (the body did not answer)")
+        elif result.ok:
+            lines.append(f"{call.name}: done")
+        else:
+            err = result.error or ActionError("failed", "")
+            lines.append(f"{call.name}: failed ({err.code}): {err.message}")
+    return "Observation: " + "; ".join(lines) + ". Decide what to do next, or choose no action."
+
+
+def _summary(response: ProviderResponse) -> str:
+    """The assistant turn as the model will see it in its history: compact JSON of the reply."""
+    return json.dumps([s.to_json() for s in response.segments], ensure_ascii=False)[:500]
+
+
+def refused(call: ToolCall, code: str, message: str, now: float) -> ActionResult:
+    """A local failure result (for actions the brain handles itself, like messages)."""
+    return ActionResult(id=call.id, name=call.name, ok=False, sender="brain", started=now, finished=now,
+                        error=ActionError(code, message))
+
