@@ -34,6 +34,15 @@ def load_companions(settings: Settings) -> list[Companion]:
     return companions
 
 
+def make_peers(settings: Settings, companions: list[Companion]):
+    """Other companions: those in this process, plus the Registry's when one is configured."""
+    local = [c.metadata_json()["metadata"] for c in companions]
+    if settings.registry:
+        from edge.brain.peers import RegistryPeers
+        return RegistryPeers(settings.registry, local=lambda: local)
+    return lambda: local
+
+
 def make_speaker(settings: Settings) -> Any:
     """The body's voice, or None when speech is off. Loading piper takes a second or two."""
     if settings.tts == "none":
@@ -94,10 +103,11 @@ class Stack:
                 body_bus = self._bus(f"body-{uuid.uuid4().hex[:8]}", "body")
                 self.body = BodyNode(body_bus, self.sim, self.companions, timeline).start()
             config = BrainConfig(queue_size=s.queue_size, result_timeout_s=s.result_timeout_s)
+            peers = make_peers(s, self.companions)
             for companion in self.companions:
                 bus = self._bus(f"brain-{companion.id}", "brain", companion=companion.id)
                 observer = self.observer_factory(companion.name) if self.observer_factory else None
-                self.brains.append(CompanionBrain(companion, provider, bus, config, observer).start())
+                self.brains.append(CompanionBrain(companion, provider, bus, config, observer, peers=peers).start())
         except BaseException:
             self.stop()
             raise

@@ -44,6 +44,7 @@ def build_parser() -> argparse.ArgumentParser:
     up.add_argument("--demo", nargs="?", const="", metavar="SCENARIO",
                     help="play a short scenario (or a JSON file of perceptions) and exit")
     up.add_argument("--json", action="store_true", help="print events as JSON lines")
+    up.add_argument("--registry", metavar="URL", help="a Registry to learn other companions from")
 
     run = sub.add_parser("run", help="run one node (for systemd)")
     run.add_argument("node", choices=["brain", "body", "camera", "mic", "registry", "gateway", "mcp"])
@@ -55,6 +56,11 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--audio-device")
     run.add_argument("--timeline", type=Path)
     run.add_argument("--json", action="store_true")
+    run.add_argument("--registry", metavar="URL")
+    run.add_argument("--host", default="127.0.0.1", help="registry/gateway/mcp: address to listen on")
+    run.add_argument("--port", type=int, help="registry/gateway/mcp: port to listen on")
+    run.add_argument("--token", help="gateway: require this bearer token")
+    run.add_argument("--folder", type=Path, help="registry: the folder of companion files")
 
     val = sub.add_parser("validate", help="check companion definition files")
     val.add_argument("files", nargs="+")
@@ -84,7 +90,7 @@ def settings_from(args: argparse.Namespace) -> Settings:
     settings = load_toml(args.config) if getattr(args, "config", None) else Settings()
     if getattr(args, "broker", None):
         settings.broker = BrokerAddress.parse(args.broker)
-    for attr in ("namespace", "provider", "tts", "audio_device", "timeline"):
+    for attr in ("namespace", "provider", "tts", "audio_device", "timeline", "registry"):
         value = getattr(args, attr, None)
         if value is not None:
             setattr(settings, attr, value)
@@ -186,7 +192,7 @@ def cmd_up(args: argparse.Namespace) -> int:
 
 def cmd_run(args: argparse.Namespace) -> int:
     from edge.nodes import run_node
-    return run_node(args.node, settings_from(args), as_json=args.json)
+    return run_node(args.node, settings_from(args), args)
 
 
 def cmd_later(args: argparse.Namespace) -> int:

@@ -32,11 +32,13 @@ class Settings:
     tts: str = "piper"           # piper | espeak | none
     result_timeout_s: float = 60.0
     queue_size: int = 8
+    registry: str | None = None  # a Registry URL: other companions' metadata for the prompt
 
 
 _TOML_KEYS: dict[str, dict[str, type | tuple[type, ...]]] = {
     "broker": {"address": str, "namespace": str},
-    "brain": {"provider": str, "companions": list, "result_timeout_s": (int, float), "queue_size": int},
+    "brain": {"provider": str, "companions": list, "result_timeout_s": (int, float), "queue_size": int,
+              "registry": str},
     "body": {"sim": bool, "timeline": str, "audio_device": (str, int), "tts": str},
 }
 

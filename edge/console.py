@@ -61,6 +61,16 @@ class ConsoleObserver:
             if r["ok"]:
                 return f"{who}   done {r['name']} in {took:.2f} s"
             return f"{who}!! {r['name']} failed: {r['error']['code']}: {r['error']['message']}"
+        if kind == "reply":
+            r = data["reply"]
+            return f"{who}{'  ' if r['ok'] else '!!'} reply: " + r["text"].replace("\n", "\n     ")
+        if kind == "message":
+            m = data["message"]
+            return f"{who}>> message from {m['from']}: {_short(m['message'])}"
+        if kind == "message_sent":
+            return f"{who}<< message to {data['to']}: {_short(data['message'])} ({data['detail']})"
+        if kind == "message_refused":
+            return f"{who}!! message to {data['to']} refused: {data['detail']}"
         if kind == "result_timeout":
             return f"{who}!! no result for {data['action']['name']} (is the body running?)"
         return None

@@ -6,6 +6,7 @@ import signal
 import sys
 import threading
 import uuid
+from typing import Any
 
 from edge.bus import Bus
 from edge.config import Settings
@@ -24,11 +25,13 @@ def _until_signal() -> None:
         pass
 
 
-def run_node(node: str, settings: Settings, as_json: bool = False) -> int:
+def run_node(node: str, settings: Settings, args: Any = None) -> int:
+    """Run one node until SIGINT/SIGTERM; ``args`` carries the node's own flags (port, token, ...)."""
+    as_json = bool(getattr(args, "json", False))
     if node in LATER:
         print(f"companion run {node}: not available in this version yet (issue {LATER[node]})", file=sys.stderr)
         return 2
-    from edge.app import load_companions, make_speaker
+    from edge.app import load_companions, make_peers, make_speaker
 
     companions = load_companions(settings)
     if node == "body":
@@ -52,12 +55,14 @@ def run_node(node: str, settings: Settings, as_json: bool = False) -> int:
 
     provider = make_provider(settings.provider)
     config = BrainConfig(queue_size=settings.queue_size, result_timeout_s=settings.result_timeout_s)
+    peers = make_peers(settings, companions)
     running = []
     try:
         for companion in companions:
             bus = Bus(f"brain-{companion.id}", "brain", settings.broker, namespace=settings.namespace).connect()
             bus.set_status("online", companion=companion.id)
-            brain = CompanionBrain(companion, provider, bus, config, ConsoleObserver(as_json, name=companion.name))
+            brain = CompanionBrain(companion, provider, bus, config, ConsoleObserver(as_json, name=companion.name),
+                                   peers=peers)
             running.append((brain.start(), bus))
         _until_signal()
     finally:

@@ -37,6 +37,7 @@ def test_text_perception_to_spoken_reply(broker, speaker_env, tmp_path):
     finally:
         assert up.stop() == 0, "\n".join(up.stderr[-20:])
     events = [json.loads(line) for line in up.stdout if line.startswith("{")]
+    events = [e for e in events if e["event"] != "state"]
     kinds = [e["event"] for e in events]
     assert kinds[:4] == ["perception", "decision", "action", "result"], kinds
     assert events[0]["perception"]["id"] == perception["id"]
