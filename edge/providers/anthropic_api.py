@@ -75,8 +75,8 @@ def error_code(error_type: str | None, message: str, status: int | None) -> str:
 class _AnthropicHttp(HttpApi):
     """HttpApi that classifies a failed status by the error type in Anthropic's body."""
 
-    def _fail(self, response: httpx.Response) -> ProviderError:
-        base = super()._fail(response)
+    def error_for_response(self, response: httpx.Response) -> ProviderError:
+        base = super().error_for_response(response)
         error_type = None
         try:
             body = json.loads(response.content)

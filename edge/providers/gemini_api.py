@@ -114,8 +114,8 @@ def _error_object(body: Any) -> dict[str, Any]:
 class _GeminiHttp(HttpApi):
     """HttpApi that classifies a failed status by the RPC status name, with RetryInfo's delay."""
 
-    def _fail(self, response: httpx.Response) -> ProviderError:
-        base = super()._fail(response)
+    def error_for_response(self, response: httpx.Response) -> ProviderError:
+        base = super().error_for_response(response)
         try:
             error = _error_object(json.loads(response.content))
         except ValueError:

@@ -59,7 +59,9 @@ class HttpApi:
     def close(self) -> None:
         self.client.close()
 
-    def _fail(self, response: httpx.Response) -> ProviderError:
+    def error_for_response(self, response: httpx.Response) -> ProviderError:
+        """The ProviderError for a non-2xx response; API modules override it to read their own
+        error types from the body (and call this for the generic part)."""
         body = response.read()
         message = error_message(body)
         return ProviderError(code_for_status(response.status_code, message),
@@ -85,7 +87,7 @@ class HttpApi:
             response = self.client.post(self.url(path), json=body, params=params,
                                         timeout=timeout_s or self.timeout_s)
         if response.status_code >= 400:
-            raise self._fail(response)
+            raise self.error_for_response(response)
         try:
             data = response.json()
         except ValueError:
@@ -102,7 +104,7 @@ class HttpApi:
             with self.client.stream("POST", self.url(path), json=body, params=params,
                                     timeout=timeout_s or self.timeout_s) as response:
                 if response.status_code >= 400:
-                    raise self._fail(response)
+                    raise self.error_for_response(response)
                 yield response
 
     def stream_sse(self, path: str, body: dict[str, Any], timeout_s: float | None = None,

@@ -66,8 +66,8 @@ def reset_seconds(value: str) -> float | None:
 class OpenAIHttpApi(HttpApi):
     """HttpApi that reads OpenAI's error codes and rate-limit reset headers on a failed status."""
 
-    def _fail(self, response: httpx.Response) -> ProviderError:
-        generic = super()._fail(response)
+    def error_for_response(self, response: httpx.Response) -> ProviderError:
+        generic = super().error_for_response(response)
         status = response.status_code
         try:
             error = json.loads(response.content).get("error")
