@@ -14,7 +14,7 @@ from edge.log import get_logger
 
 log = get_logger(__name__)
 
-LATER = {"camera": 5, "mic": 5, "registry": 4, "gateway": 4, "mcp": 4}
+LATER = {"camera": 5, "mic": 5, "registry": 4, "gateway": 4}
 
 
 def _until_signal() -> None:
@@ -31,6 +31,15 @@ def run_node(node: str, settings: Settings, args: Any = None) -> int:
     if node in LATER:
         print(f"companion run {node}: not available in this version yet (issue {LATER[node]})", file=sys.stderr)
         return 2
+    if node == "mcp":
+        from body_drivers.mcp_server import DEFAULT_PORT, serve
+        if len(settings.companions) != 1:
+            print("companion run mcp: serves one companion; give exactly one --companion", file=sys.stderr)
+            return 2
+        serve(settings.companions[0], settings.broker, namespace=settings.namespace,
+              host=getattr(args, "host", None) or "127.0.0.1", port=getattr(args, "port", None) or DEFAULT_PORT,
+              result_timeout_s=settings.result_timeout_s)
+        return 0
     from edge.app import load_companions, make_peers, make_speaker
 
     companions = load_companions(settings)

@@ -1,0 +1,296 @@
+"""The Body server over MCP (the distributed seed's section 5.2): a companion's actions as MCP tools.
+
+A Companion server (or any MCP host, e.g. an LLM desktop app) connects to ``POST /mcp``
+(streamable HTTP, the SDK's session ids in the ``mcp-session-id`` header) and finds:
+
+- one tool per action of the companion definition: name = the action's title, description =
+  its description, input schema = the action object itself (it *is* the params' JSON Schema);
+- the seed's ``action-play`` tool, ``{actionName, parameters}``, for hosts written against
+  the seed's prompt;
+- the seed's ``spec://main`` resource: the companion definition as JSON.
+
+A tool call never drives hardware itself. The arguments are checked against the action's
+schema here (so a bad call costs no broker round trip and the caller learns which field was
+wrong), then an ``Action`` goes out on the bus from the companion's id, and the call waits for
+the ``ActionResult`` carrying the same id, which whatever body node is running publishes.
+That keeps one executor (``body_drivers/node.py``) for the LLM brain and for MCP alike, with
+estop, duplicate suppression and one-action-at-a-time behaviour in one place.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import threading
+from pathlib import Path
+from typing import Any
+
+import mcp_types as types
+from mcp.server.lowlevel import Server
+from mcp.server.context import ServerRequestContext
+from mcp.shared.exceptions import MCPError
+from starlette.applications import Starlette
+
+from edge.broker import BrokerAddress
+from edge.bus import Bus
+from edge.config import DEFAULT_COMPANION
+from edge.log import get_logger
+from edge.protocol.companion import ActionSpec, Companion, Problem, load_companion, validate_params
+from edge.protocol.payloads import Action, ActionResult
+from edge.services.http_server import HttpServer, serve_forever
+
+log = get_logger(__name__)
+
+DEFAULT_PORT = 8780
+MCP_PATH = "/mcp"
+SPEC_URI = "spec://main"
+PLAY_TOOL = "action-play"
+MAX_BODY_BYTES = 1 << 20  # a tool call is a few hundred bytes; 1 MiB leaves room and stops abuse
+
+# What every tool returns as structured content: the body's ActionResult, or the same shape
+# (without id and times) when the call was refused before anything was published.
+RESULT_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "required": ["name", "ok"],
+    "properties": {
+        "id": {"type": "string"}, "from": {"type": "string"}, "name": {"type": "string"},
+        "ok": {"type": "boolean"},
+        "error": {"type": "object", "required": ["code", "message"],
+                  "properties": {"code": {"type": "string"}, "message": {"type": "string"}}},
+        "started": {"type": "number"}, "finished": {"type": "number"},
+    },
+}
+
+
+class ResultWaiter:
+    """Publishes actions and hands each waiting call the result with its own action id.
+
+    Results arrive on paho's thread; each waiting call owns an asyncio future on the server's
+    loop, so concurrent calls never see each other's results.
+    """
+
+    def __init__(self, bus: Bus):
+        self.bus = bus
+        self._pending: dict[str, tuple[asyncio.AbstractEventLoop, asyncio.Future[ActionResult]]] = {}
+        self._lock = threading.Lock()
+        bus.subscribe(ActionResult, self._on_result)
+
+    async def perform(self, action: Action, timeout: float) -> ActionResult | None:
+        """Publish ``action``; its result, or None when none came within ``timeout`` seconds."""
+        loop = asyncio.get_running_loop()
+        future: asyncio.Future[ActionResult] = loop.create_future()
+        with self._lock:  # registered before publishing, so even an instant result finds it
+            self._pending[action.id] = (loop, future)
+        try:
+            self.bus.publish(action)
+            return await asyncio.wait_for(future, timeout)
+        except TimeoutError:
+            return None
+        finally:
+            with self._lock:
+                self._pending.pop(action.id, None)
+
+    def _on_result(self, result: ActionResult) -> None:
+        with self._lock:
+            entry = self._pending.get(result.id)
+        if entry is None:
+            return  # another client's action, or one whose caller gave up
+        loop, future = entry
+        try:
+            loop.call_soon_threadsafe(_settle, future, result)
+        except RuntimeError:  # the server's loop is already closed (shutdown)
+            pass
+
+
+def _settle(future: asyncio.Future[ActionResult], result: ActionResult) -> None:
+    if not future.done():
+        future.set_result(result)
+
+
+def _problems_text(problems: list[Problem], prefix: str = "") -> str:
+    """``/field: message; ...`` with pointers into the arguments (``prefix`` for action-play's)."""
+    return "; ".join(f"{prefix + p.pointer or '/'}: {p.message}" for p in problems)
+
+
+def _outcome(name: str, ok: bool, code: str = "", message: str = "",
+             result: ActionResult | None = None) -> types.CallToolResult:
+    """The tool result: a line for the model to read plus the ActionResult as structured content."""
+    data: dict[str, Any] = result.to_dict() if result is not None else {"name": name, "ok": ok}
+    if not ok and "error" not in data:
+        data["error"] = {"code": code, "message": message}
+    if ok:
+        seconds = f" in {result.finished - result.started:.2f} s" if result is not None else ""
+        text = f"ok: {name} done{seconds}"
+    else:
+        text = f"error {data['error']['code']}: {data['error']['message']}"
+    return types.CallToolResult(content=[types.TextContent(type="text", text=text)],
+                                structured_content=data, is_error=not ok)
+
+
+class BodyMcpServer:
+    """The MCP face of one companion's body: tools and ``spec://main`` over one bus connection."""
+
+    def __init__(self, companion: Companion, bus: Bus, result_timeout_s: float = 60.0):
+        if result_timeout_s <= 0:
+            raise ValueError(f"result_timeout_s must be positive, got {result_timeout_s}")
+        self.companion = companion
+        self.bus = bus
+        self.result_timeout_s = result_timeout_s
+        self.waiter = ResultWaiter(bus)
+        titles = [a.title for a in companion.actions]
+        if PLAY_TOOL in titles:
+            log.warning("mcp.tool_shadowed", action=PLAY_TOOL,
+                        reason="the seed's action-play tool takes this name; call the action through it")
+        self.play = ActionSpec(PLAY_TOOL, self._play_description(), self._play_schema(titles))
+        self.server: Server[Any] = Server(
+            f"{companion.name} body", version=companion.version,
+            instructions=(f"The body of the companion {companion.name}. Read {SPEC_URI} for who it is and "
+                          f"when to act (its events); act by calling an action's tool or {PLAY_TOOL}."),
+            get_tool_input_schema=self._input_schema,
+            on_list_tools=self._list_tools, on_call_tool=self._call_tool,
+            on_list_resources=self._list_resources, on_read_resource=self._read_resource,
+        )
+
+    # -- the catalogue --------------------------------------------------------------------
+
+    def _play_description(self) -> str:
+        names = ", ".join(a.title for a in self.companion.actions) or "(none)"
+        return (f"Play one of {self.companion.name}'s actions: actionName is the action ({names}), "
+                "parameters its params as that action's own tool describes them.")
+
+    @staticmethod
+    def _play_schema(titles: list[str]) -> dict[str, Any]:
+        return {
+            "type": "object",
+            "properties": {
+                "actionName": {"type": "string", "enum": titles, "description": "The action to play."},
+                "parameters": {"type": "object", "description": "The action's params; {} when it takes none."},
+            },
+            "required": ["actionName"],
+            "additionalProperties": False,
+        }
+
+    def tools(self) -> list[types.Tool]:
+        listed = [types.Tool(name=a.title, description=a.description, input_schema=a.schema,
+                             output_schema=RESULT_SCHEMA)
+                  for a in self.companion.actions if a.title != PLAY_TOOL]
+        listed.append(types.Tool(name=PLAY_TOOL, description=self.play.description,
+                                 input_schema=self.play.schema, output_schema=RESULT_SCHEMA))
+        return listed
+
+    def _input_schema(self, name: str) -> dict[str, Any] | None:
+        if name == PLAY_TOOL:
+            return self.play.schema
+        spec = self.companion.action(name)
+        return spec.schema if spec is not None else None
+
+    def spec_json(self) -> str:
+        return json.dumps(self.companion.source, ensure_ascii=False, indent=2)
+
+    # -- MCP handlers ---------------------------------------------------------------------
+
+    async def _list_tools(self, ctx: ServerRequestContext[Any],
+                          params: types.PaginatedRequestParams | None) -> types.ListToolsResult:
+        return types.ListToolsResult(tools=self.tools())
+
+    async def _list_resources(self, ctx: ServerRequestContext[Any],
+                              params: types.PaginatedRequestParams | None) -> types.ListResourcesResult:
+        spec = types.Resource(uri=SPEC_URI, name="spec", title=f"{self.companion.name}: companion definition",
+                              description="The companion definition file: identity, actions, perceptions, events.",
+                              mime_type="application/json")
+        return types.ListResourcesResult(resources=[spec])
+
+    async def _read_resource(self, ctx: ServerRequestContext[Any],
+                             params: types.ReadResourceRequestParams) -> types.ReadResourceResult:
+        if str(params.uri) != SPEC_URI:
+            raise MCPError(types.INVALID_PARAMS, f"unknown resource {params.uri!s} (this server has {SPEC_URI})",
+                           data={"uri": str(params.uri)})
+        return types.ReadResourceResult(contents=[
+            types.TextResourceContents(uri=SPEC_URI, mime_type="application/json", text=self.spec_json())])
+
+    async def _call_tool(self, ctx: ServerRequestContext[Any],
+                         params: types.CallToolRequestParams) -> types.CallToolResult:
+        arguments: dict[str, Any] = dict(params.arguments or {})
+        if params.name == PLAY_TOOL:
+            wanted = arguments.get("actionName")
+            if isinstance(wanted, str) and self.companion.action(wanted) is None:
+                known = ", ".join(a.title for a in self.companion.actions) or "(none)"
+                return _outcome(wanted, False, "unknown_action",
+                                f"{PLAY_TOOL}: /actionName: unknown action {wanted!r} (known actions: {known})")
+            problems = validate_params(self.play, arguments)
+            if problems:
+                return _outcome(PLAY_TOOL, False, "invalid_params", f"{PLAY_TOOL}: {_problems_text(problems)}")
+            return await self.play_action(arguments["actionName"], arguments.get("parameters", {}), "/parameters")
+        if self.companion.action(params.name) is None:
+            known = ", ".join(t.name for t in self.tools())
+            return _outcome(params.name, False, "unknown_tool", f"unknown tool {params.name!r} (tools: {known})")
+        return await self.play_action(params.name, arguments)
+
+    async def play_action(self, name: str, parameters: dict[str, Any], where: str = "") -> types.CallToolResult:
+        """Check, publish and await one action; every outcome is a tool result, never an exception."""
+        spec = self.companion.action(name)
+        if spec is None:  # unreachable through the schemas above; kept for direct callers
+            return _outcome(name, False, "unknown_action", f"unknown action {name!r}")
+        problems = validate_params(spec, parameters)
+        if problems:
+            log.info("mcp.rejected", action=name, reason=_problems_text(problems, where))
+            return _outcome(name, False, "invalid_params", f"{name}: {_problems_text(problems, where)}")
+        action = Action(name=name, params=parameters, sender=self.companion.id)
+        log.info("mcp.action", action=name, id=action.id)
+        result = await self.waiter.perform(action, self.result_timeout_s)
+        if result is None:
+            return _outcome(name, False, "no_result", self._no_body_message(name))
+        return _outcome(name, result.ok, result=result)
+
+    def _no_body_message(self, name: str) -> str:
+        where = f" under the namespace {self.bus.namespace!r}" if self.bus.namespace else ""
+        broker = "" if self.bus.connected else " (the broker is unreachable right now)"
+        return (f"no body answered {name!r} within {self.result_timeout_s:g} s: is a body node "
+                f"(`companion run body`) connected to the MQTT broker at {self.bus.broker}{where}?{broker}")
+
+    # -- HTTP -----------------------------------------------------------------------------
+
+    def asgi_app(self, host: str = "127.0.0.1") -> Starlette:
+        """Streamable HTTP at ``/mcp`` with sessions; one app per server run (the SDK's rule).
+
+        ``host`` decides the SDK's DNS-rebinding guard: on for loopback, off when the server
+        is bound to an address other machines use (the Companion server usually runs elsewhere).
+        """
+        return self.server.streamable_http_app(streamable_http_path=MCP_PATH, host=host,
+                                               max_request_body_size=MAX_BODY_BYTES)
+
+
+def start(companion: Companion, bus: Bus, host: str = "127.0.0.1", port: int = 0,
+          result_timeout_s: float = 60.0) -> tuple[BodyMcpServer, HttpServer]:
+    """Serve on a background thread (tests, ``companion up``); the endpoint is ``http.url + MCP_PATH``."""
+    body = BodyMcpServer(companion, bus, result_timeout_s)
+    http = HttpServer(body.asgi_app(host), host, port, name="mcp").start()
+    bus.set_status("online", companion=companion.id, mcp=http.url + MCP_PATH)
+    return body, http
+
+
+def serve(companion: str | Path = DEFAULT_COMPANION, broker: BrokerAddress | str = BrokerAddress(), *,
+          namespace: str | None = None, host: str = "127.0.0.1", port: int = DEFAULT_PORT,
+          result_timeout_s: float = 60.0, ready: threading.Event | None = None,
+          stop: threading.Event | None = None, broker_timeout_s: float = 60.0) -> None:
+    """``companion run mcp``: serve until SIGINT/SIGTERM or ``stop``.
+
+    Raises CompanionError (bad file), BusError (no broker within ``broker_timeout_s``) or
+    OSError (the port is taken) before serving; the CLI prints them.
+    """
+    loaded = load_companion(companion)
+    address = BrokerAddress.parse(broker) if isinstance(broker, str) else broker
+    log.info("mcp.waiting", companion=loaded.name, reason=f"waiting for the MQTT broker at {address}")
+    bus = Bus(f"mcp-{loaded.id}", "mcp", address, namespace=namespace).connect(timeout=broker_timeout_s)
+    try:
+        body = BodyMcpServer(loaded, bus, result_timeout_s)
+
+        def announce(http: HttpServer) -> None:
+            url = http.url + MCP_PATH
+            bus.set_status("online", companion=loaded.id, mcp=url)
+            print(f"companion mcp: {loaded.name}'s body at {url} (actions on {Action.topic_pattern(namespace)}, "
+                  f"broker {address})", flush=True)
+
+        serve_forever(body.asgi_app(host), host, port, stop, name="mcp", ready=ready, on_ready=announce)
+    finally:
+        bus.close()
