@@ -14,7 +14,7 @@ from edge.log import get_logger
 
 log = get_logger(__name__)
 
-LATER = {"camera": 5, "mic": 5, "registry": 4, "gateway": 4}
+LATER = {"camera": 5, "mic": 5, "gateway": 4}
 
 
 def _until_signal() -> None:
@@ -31,6 +31,12 @@ def run_node(node: str, settings: Settings, args: Any = None) -> int:
     if node in LATER:
         print(f"companion run {node}: not available in this version yet (issue {LATER[node]})", file=sys.stderr)
         return 2
+    if node == "registry":
+        from edge.services.registry import DEFAULT_PORT as REGISTRY_PORT, serve as serve_registry
+        sources = [args.folder] if getattr(args, "folder", None) else (getattr(args, "companion", None) or None)
+        return serve_registry(sources, host=getattr(args, "host", None) or "127.0.0.1",
+                              port=getattr(args, "port", None) or REGISTRY_PORT,
+                              broker=settings.broker, namespace=settings.namespace)
     if node == "mcp":
         from body_drivers.mcp_server import DEFAULT_PORT, serve
         if len(settings.companions) != 1:

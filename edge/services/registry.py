@@ -1,0 +1,189 @@
+"""The Registry server of the distributed seed: companion metadata over HTTP.
+
+``GET /metadata`` is the seed's endpoint, the array a Companion server reads at start to
+find its definition. We add ``GET /companions/{id}`` (the whole definition file, so a brain
+on another machine needs no copy of it), ``GET /metadata/errors`` (why a file is not served)
+and ``GET /healthz``. Files are re-read when they change; see ``edge/services/catalog.py``.
+
+The seed starts the Registry before the broker, so MQTT is optional here: with a broker
+address the registry publishes a retained ``status/registry`` (with its URL) once a broker
+answers, and serves HTTP from the first moment either way.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import threading
+from pathlib import Path
+from typing import Callable, Iterable
+
+from starlette.applications import Starlette
+from starlette.exceptions import HTTPException
+from starlette.requests import Request
+from starlette.responses import JSONResponse
+from starlette.routing import Route
+
+from edge.broker import BrokerAddress, broker_answers
+from edge.bus import Bus, BusError
+from edge.log import get_logger
+from edge.paths import COMPANIONS_DIR
+from edge.protocol.companion import format_problem
+from edge.services.catalog import Catalog, normalize_id
+from edge.services.http_server import HttpServer, serve_forever
+
+log = get_logger(__name__)
+
+DEFAULT_HOST = "127.0.0.1"
+DEFAULT_PORT = 8700
+ENDPOINTS = "GET /metadata, GET /metadata/errors, GET /companions/{id}, GET /healthz"
+
+
+def _error(status: int, message: str, headers: dict[str, str] | None = None) -> JSONResponse:
+    return JSONResponse({"error": message}, status_code=status, headers=headers)
+
+
+def create_app(catalog: Catalog) -> Starlette:
+    """The registry's HTTP routes over ``catalog``; sync endpoints run in the thread pool,
+    so a reload's disk reads never stall the event loop."""
+
+    def metadata(request: Request) -> JSONResponse:
+        return JSONResponse(catalog.snapshot().metadata())
+
+    def errors(request: Request) -> JSONResponse:
+        return JSONResponse([report.to_json() for report in catalog.snapshot().errors])
+
+    def companion(request: Request) -> JSONResponse:
+        wanted = request.path_params["companion_id"]
+        ident = normalize_id(wanted)
+        if ident is None:
+            return _error(404, f"no companion with id {wanted!r}: companion ids are UUIDs")
+        snapshot = catalog.snapshot()
+        found = snapshot.companions.get(ident)
+        if found is not None:
+            return JSONResponse(found.source)
+        if ident in snapshot.broken:
+            return _error(404, f"companion {ident} is defined in {snapshot.broken[ident]}, which is invalid "
+                               "(see GET /metadata/errors)")
+        return _error(404, f"no companion with id {ident!r} (GET /metadata lists the {len(snapshot.companions)} "
+                           "served)")
+
+    def healthz(request: Request) -> JSONResponse:
+        snapshot = catalog.snapshot()
+        return JSONResponse({"status": "ok", "companions": len(snapshot.companions), "errors": len(snapshot.errors)})
+
+    async def http_error(request: Request, exc: Exception) -> JSONResponse:
+        assert isinstance(exc, HTTPException)
+        if exc.status_code == 405:
+            allowed = (exc.headers or {}).get("Allow", "GET, HEAD")
+            return _error(405, f"method {request.method} is not allowed on {request.url.path} (allowed: {allowed})",
+                          headers=exc.headers)
+        if exc.status_code == 404:
+            return _error(404, f"no endpoint {request.url.path} (endpoints: {ENDPOINTS})")
+        return _error(exc.status_code, exc.detail, headers=exc.headers)
+
+    async def server_error(request: Request, exc: Exception) -> JSONResponse:
+        log.error("registry.request_failed", path=request.url.path, error=repr(exc))
+        return _error(500, f"internal error while answering {request.url.path}: {exc!r}")
+
+    routes = [
+        Route("/metadata", metadata, methods=["GET"]),
+        Route("/metadata/errors", errors, methods=["GET"]),
+        Route("/companions/{companion_id}", companion, methods=["GET"]),
+        Route("/healthz", healthz, methods=["GET"]),
+    ]
+    return Starlette(routes=routes, exception_handlers={HTTPException: http_error, Exception: server_error})
+
+
+def check_sources(sources: Iterable[str | os.PathLike]) -> list[Path]:
+    """Fail at start on a source that does not exist: a typo should not serve an empty registry."""
+    paths = [Path(s) for s in sources]
+    missing = [str(p) for p in paths if not p.exists()]
+    if missing:
+        raise FileNotFoundError(f"registry: no such companion folder or file: {', '.join(missing)}")
+    return paths
+
+
+class StatusAnnouncer:
+    """Publishes the retained ``status/registry`` once a broker answers; never blocks the registry."""
+
+    def __init__(self, broker: BrokerAddress | str, namespace: str | None, url: str) -> None:
+        self.broker = BrokerAddress.parse(broker) if isinstance(broker, str) else broker
+        self.namespace = namespace
+        self.url = url
+        self._stop = threading.Event()
+        self._lock = threading.Lock()
+        self._bus: Bus | None = None
+        self._thread = threading.Thread(target=self._run, name="registry-status", daemon=True)
+
+    def start(self) -> "StatusAnnouncer":
+        self._thread.start()
+        return self
+
+    def _run(self) -> None:
+        said = False
+        while not self._stop.is_set():
+            # A silent TCP probe first: a registry run without a broker should not warn every few seconds.
+            if not broker_answers(self.broker, timeout=0.5):
+                if not said:
+                    print(f"registry: waiting for the MQTT broker at {self.broker} to publish status/registry "
+                          "(HTTP is already served)", file=sys.stderr, flush=True)
+                    said = True
+                self._stop.wait(1.0)
+                continue
+            bus = Bus("registry", "registry", self.broker, namespace=self.namespace, persistent=False)
+            try:
+                bus.connect(timeout=10.0)
+            except BusError as exc:
+                log.warning("registry.status_failed", broker=str(self.broker), error=str(exc))
+                continue
+            with self._lock:
+                if self._stop.is_set():
+                    bus.close()
+                    return
+                bus.set_status("online", url=self.url)
+                self._bus = bus
+            log.info("registry.announced", broker=str(self.broker), url=self.url)
+            return
+
+    def close(self) -> None:
+        """Publish ``offline`` if connected; an attempt still running gives up on its own."""
+        with self._lock:
+            self._stop.set()
+            bus, self._bus = self._bus, None
+        if bus is not None:
+            bus.close()
+
+
+def serve(sources: Iterable[str | os.PathLike] | None = None, host: str = DEFAULT_HOST, port: int = DEFAULT_PORT, *,
+          broker: BrokerAddress | str | None = None, namespace: str | None = None,
+          ready: threading.Event | None = None, stop: threading.Event | None = None,
+          on_ready: Callable[[str], None] | None = None, min_interval: float = 0.5) -> int:
+    """``companion run registry``: serve until SIGINT/SIGTERM or ``stop``; returns the exit code.
+
+    ``sources``: companion folders and/or files (default: the shipped ``companions/``).
+    ``broker``: publish ``status/registry`` there once it answers; None: no MQTT at all.
+    ``on_ready`` gets the base URL (useful with port 0); ``min_interval``: seconds between disk checks.
+    Raises FileNotFoundError for a missing source and OSError when the port is taken.
+    """
+    catalog = Catalog(check_sources(sources or [COMPANIONS_DIR]), min_interval=min_interval)
+    snapshot = catalog.refresh()
+    announcer: list[StatusAnnouncer] = []
+
+    def started(server: HttpServer) -> None:
+        print(f"registry: serving {len(snapshot.companions)} companions ({len(snapshot.errors)} invalid files) "
+              f"from {', '.join(map(str, catalog.sources))} at {server.url}/metadata", file=sys.stderr, flush=True)
+        for report in snapshot.errors:
+            for problem in report.problems:
+                print(f"registry: {format_problem(problem, report.file)}", file=sys.stderr)
+        if broker is not None:
+            announcer.append(StatusAnnouncer(broker, namespace, server.url).start())
+        if on_ready is not None:
+            on_ready(server.url)
+
+    try:
+        serve_forever(create_app(catalog), host, port, stop, name="registry", ready=ready, on_ready=started)
+    finally:
+        for a in announcer:
+            a.close()
+    return 0
