@@ -28,6 +28,7 @@ from edge.log import get_logger
 from edge.protocol.companion import Companion
 from edge.protocol.payloads import Action, ActionResult, CompanionMessage, Perception, Reply
 from edge.providers.base import Provider, ToolCall
+from edge.providers.retrieval import select_tools
 
 log = get_logger(__name__)
 
@@ -49,6 +50,7 @@ class BrainConfig:
     message_interval_s: float = 10.0  # seed rule: at least this long between own messages
     max_exchanges: int = 15           # seed rule: messages per conversation
     conversation_idle_s: float = 120.0
+    max_tools: int = 12               # above this many actions, tool retrieval picks the most relevant
 
 
 @dataclass
@@ -192,6 +194,9 @@ class CompanionBrain:
         """Decide about one perception and carry the decision out; returns the results."""
         self.observer("perception", {"perception": perception.to_dict()})
         tools = prompt.offered_tools(self.companion, perception.title, self.config.events_only_tools)
+        if len(tools) > self.config.max_tools:  # a large action set: offer only the most relevant
+            event_actions = [n for e in self.companion.events_for(perception.title) for n in e.actions]
+            tools = select_tools(tools, prompt.user_text(perception), self.config.max_tools, always=event_actions)
         others = [p for p in self._peer_ids() if p != self.companion.id]
         if others:  # with other companions around, the model may also talk to them
             tools.append(messaging_tool(others))
