@@ -59,7 +59,7 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--registry", metavar="URL")
     run.add_argument("--host", default="127.0.0.1", help="registry/gateway/mcp: address to listen on")
     run.add_argument("--port", type=int, help="registry/gateway/mcp: port to listen on")
-    run.add_argument("--token", help="gateway: require this bearer token")
+    run.add_argument("--token", help="gateway: require this bearer token (better: COMPANION_GATEWAY_TOKEN)")
     run.add_argument("--folder", type=Path, help="registry: the folder of companion files")
 
     val = sub.add_parser("validate", help="check companion definition files")

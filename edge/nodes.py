@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import signal
 import sys
 import threading
@@ -14,7 +15,7 @@ from edge.log import get_logger
 
 log = get_logger(__name__)
 
-LATER = {"camera": 5, "mic": 5, "gateway": 4}
+LATER = {"camera": 5, "mic": 5}
 
 
 def _until_signal() -> None:
@@ -37,6 +38,13 @@ def run_node(node: str, settings: Settings, args: Any = None) -> int:
         return serve_registry(sources, host=getattr(args, "host", None) or "127.0.0.1",
                               port=getattr(args, "port", None) or REGISTRY_PORT,
                               broker=settings.broker, namespace=settings.namespace)
+    if node == "gateway":
+        from edge.app import load_companions as _load
+        from edge.services.gateway import GatewayConfig, serve as serve_gateway
+        token = getattr(args, "token", None) or os.environ.get("COMPANION_GATEWAY_TOKEN") or None
+        config = GatewayConfig(host=getattr(args, "host", None) or "127.0.0.1",
+                               port=getattr(args, "port", None) or GatewayConfig().port, token=token)
+        return serve_gateway(settings.broker, namespace=settings.namespace, companions=_load(settings), config=config)
     if node == "mcp":
         from body_drivers.mcp_server import DEFAULT_PORT, serve
         if len(settings.companions) != 1:

@@ -1,0 +1,406 @@
+"""The Gateway: the single-server seed's HTTP/WebSocket face, bridged to the MQTT bus, so its
+clients (perceptions over HTTP, actions over a WebSocket) work beside the distributed nodes.
+
+- ``POST /perceptions``: a plain perception ``{"title", "body", "format"?, "to"?, "from"?}``
+  (202 ``{"id"}``) or a JSON-RPC 2.0 ``perception.send``; ``POST /rpc``: JSON-RPC only. Fields
+  are checked (against the companion's own perception schema too) before anything is published.
+- ``GET /ws``: every ``Action`` as an ``action.execute`` notification, every ``ActionResult`` as
+  ``action.result``; clients may send ``perception.send`` requests on it.
+- An optional bearer token guards all of it (``Authorization: Bearer T``; ``?token=T`` on the socket).
+
+Bus handlers run on paho's thread, so they only put text on each client's bounded queue;
+a client that reads too slowly loses its oldest notifications (logged), never stalls the bus.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hmac
+import json
+import sys
+import threading
+import uuid
+from collections import deque
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import Any, Callable, Mapping, Sequence
+
+from jsonschema import Draft202012Validator
+from starlette.applications import Starlette
+from starlette.requests import Request
+from starlette.responses import JSONResponse, Response
+from starlette.routing import Route, WebSocketRoute
+from starlette.websockets import WebSocket
+
+from edge.broker import BrokerAddress
+from edge.bus import Bus
+from edge.log import get_logger
+from edge.protocol.companion import Companion, PerceptionSpec
+from edge.protocol.payloads import Action, ActionResult, Perception, PayloadError
+from edge.services import jsonrpc
+from edge.services.http_server import serve_forever
+
+log = get_logger(__name__)
+
+DEFAULT_PORT = 8765
+FORMATS = ("text", "object", "image")
+FIELDS = ("title", "body", "format", "to", "from")
+
+
+@dataclass
+class GatewayConfig:
+    """Where to listen and what to accept; ``token`` None means no authentication."""
+
+    host: str = "127.0.0.1"
+    port: int = DEFAULT_PORT
+    token: str | None = None
+    max_body_bytes: int = 4 * 1024 * 1024  # an image perception as base64 fits; a runaway upload does not
+    client_queue: int = 256                # notifications held per WebSocket client before dropping the oldest
+    default_sender: str = "user"           # ``from`` when the client leaves it out
+
+
+class FieldError(ValueError):
+    """A perception field that cannot be accepted; ``field`` names it (None: the whole body).
+    A message that starts with a JSON pointer already says where, so it is not prefixed."""
+
+    def __init__(self, field: str | None, message: str):
+        super().__init__(f"{field}: {message}" if field and not message.startswith("/") else message)
+        self.field = field
+
+
+# -- perception input -----------------------------------------------------------------------
+
+
+def perception_from(fields: Any, companions: Sequence[Companion] = (), default_sender: str = "user") -> Perception:
+    """Build a Perception from client fields, or raise FieldError naming the first bad field."""
+    if not isinstance(fields, dict):
+        raise FieldError(None, f"expected a JSON object with at least title and body, not {_kind(fields)}")
+    unknown = sorted(set(fields) - set(FIELDS))
+    if unknown:
+        raise FieldError(unknown[0], f"unknown field; a perception has {', '.join(FIELDS)}")
+    title = _name(fields, "title", None)
+    if "body" not in fields:
+        raise FieldError("body", "required")
+    body = fields["body"]
+    fmt = fields.get("format", "text")
+    if fmt not in FORMATS:
+        raise FieldError("format", f"{fmt!r} is not one of {', '.join(FORMATS)}")
+    if fmt in ("text", "image") and not isinstance(body, str):
+        raise FieldError("body", f"must be a string when format is {fmt!r} (got {_kind(body)})")
+    perception = Perception(title=title, body=body, format=fmt, to=_name(fields, "to", "all"),
+                            sender=_name(fields, "from", default_sender))
+    if companions:
+        _check_against_companions(perception, companions)
+    try:
+        Perception.check(perception.to_dict())
+    except PayloadError as exc:  # a wire rule the checks above missed; its message names the field
+        raise FieldError(exc.message.split(":", 1)[0].strip("/") or None, exc.message) from None
+    return perception
+
+
+def _kind(value: Any) -> str:
+    return {dict: "an object", list: "an array", str: "a string", bool: "a boolean",
+            type(None): "null"}.get(type(value), "a number")
+
+
+def _name(fields: dict, key: str, default: str | None) -> str:
+    value = fields.get(key, default)
+    if value is None:
+        raise FieldError(key, "required, a non-empty string")
+    if not isinstance(value, str) or not value.strip():
+        raise FieldError(key, f"must be a non-empty string (got {_kind(value)})")
+    if len(value) > 200:
+        raise FieldError(key, f"at most 200 characters (got {len(value)})")
+    return value
+
+
+def _check_against_companions(perception: Perception, companions: Sequence[Companion]) -> None:
+    """The addressee must exist, know the title, and accept the body under its perception schema."""
+    if perception.to != "all" and perception.to not in [c.id for c in companions]:
+        known = ", ".join(f"{c.id} ({c.name})" for c in companions)
+        raise FieldError("to", f"no companion {perception.to!r} here; use all or one of: {known}")
+    targets = [c for c in companions if perception.to in ("all", c.id)]
+    specs = [s for c in targets if (s := c.perception(perception.title)) is not None]
+    if not specs:
+        known = sorted({p.title for c in targets for p in c.perceptions})
+        raise FieldError("title", f"unknown perception {perception.title!r}; known: {', '.join(known)}")
+    instance = {"title": perception.title, "format": perception.format, "body": perception.body}
+    problems = [sorted(_validator(spec).iter_errors(instance), key=lambda e: list(e.absolute_path))
+                for spec in specs]
+    if all(problems):
+        errors = problems[0]
+        field = str(errors[0].absolute_path[0]) if errors[0].absolute_path else None
+        said = "; ".join(f"/{'/'.join(map(str, e.absolute_path))}: {e.message}" for e in errors)
+        raise FieldError(field, f"{said} (perception {perception.title!r} of the companion definition)")
+
+
+@lru_cache(maxsize=256)
+def _validator(spec: PerceptionSpec) -> Draft202012Validator:
+    return Draft202012Validator(spec.schema, format_checker=Draft202012Validator.FORMAT_CHECKER)
+
+
+# -- WebSocket fan-out ----------------------------------------------------------------------
+
+
+class WsClient:
+    """One socket's outbox: bounded, filled from any thread, drained by its own asyncio task."""
+
+    def __init__(self, loop: asyncio.AbstractEventLoop, limit: int, name: str):
+        self.loop = loop
+        self.limit = limit
+        self.name = name
+        self.dropped = 0
+        self._pending: deque[str] = deque()
+        self._lock = threading.Lock()
+        self.wake = asyncio.Event()
+        self.send_lock = asyncio.Lock()  # one frame at a time: notifications and replies share the socket
+
+    def offer(self, text: str) -> None:
+        """Queue a notification without ever blocking; when full the oldest one goes."""
+        with self._lock:
+            dropped = len(self._pending) >= self.limit
+            if dropped:
+                self._pending.popleft()
+                self.dropped += 1
+            self._pending.append(text)
+        if dropped:
+            log.warning("gateway.ws_dropped", client=self.name, dropped=self.dropped,
+                        reason=f"the client reads too slowly; {self.limit} notifications waiting, oldest dropped")
+        try:
+            self.loop.call_soon_threadsafe(self.wake.set)
+        except RuntimeError:  # the server's loop is gone: nobody left to send to
+            pass
+
+    def next(self) -> str | None:
+        with self._lock:
+            return self._pending.popleft() if self._pending else None
+
+    async def pump(self, websocket: WebSocket) -> None:
+        """Send queued notifications until cancelled, or until the socket breaks."""
+        try:
+            while True:
+                await self.wake.wait()
+                self.wake.clear()
+                while (text := self.next()) is not None:
+                    async with self.send_lock:
+                        await websocket.send_text(text)
+        except Exception as exc:  # the receive loop sees the disconnect and cleans up
+            log.info("gateway.ws_send_failed", client=self.name, error=repr(exc))
+
+
+class Hub:
+    """Every connected WebSocket client; ``broadcast`` is safe to call from paho's thread."""
+
+    def __init__(self, limit: int):
+        self.limit = limit
+        self._clients: set[WsClient] = set()
+        self._lock = threading.Lock()
+
+    def add(self, name: str) -> WsClient:
+        client = WsClient(asyncio.get_running_loop(), self.limit, name)
+        with self._lock:
+            self._clients.add(client)
+        return client
+
+    def remove(self, client: WsClient) -> None:
+        with self._lock:
+            self._clients.discard(client)
+
+    def __len__(self) -> int:
+        return len(self._clients)
+
+    def broadcast(self, method: str, params: Any) -> None:
+        with self._lock:
+            clients = list(self._clients)
+        if clients:
+            text = json.dumps(jsonrpc.notification(method, params), ensure_ascii=False)
+            for client in clients:
+                client.offer(text)
+
+
+# -- the service ----------------------------------------------------------------------------
+
+
+class Gateway:
+    """The bridge: one Bus in, HTTP and WebSocket out. ``app()`` is the Starlette application."""
+
+    def __init__(self, bus: Bus, companions: Sequence[Companion] = (), config: GatewayConfig | None = None):
+        self.bus = bus
+        self.companions = list(companions)
+        self.config = config or GatewayConfig()
+        self.hub = Hub(self.config.client_queue)
+        self.rpc = jsonrpc.Dispatcher({"perception.send": self._rpc_perception})
+        bus.subscribe(Action, self._on_action)
+        bus.subscribe(ActionResult, self._on_result)
+
+    def _on_action(self, action: Action) -> None:  # paho's thread: encode once, queue per client
+        self.hub.broadcast("action.execute", action.to_dict())
+
+    def _on_result(self, result: ActionResult) -> None:
+        self.hub.broadcast("action.result", result.to_dict())
+
+    def app(self) -> Starlette:
+        return Starlette(routes=[
+            Route("/perceptions", self._http_perceptions, methods=["POST"]),
+            Route("/rpc", self._http_rpc, methods=["POST"]),
+            Route("/health", self._http_health, methods=["GET"]),
+            WebSocketRoute("/ws", self._websocket),
+        ])
+
+    # -- perceptions ----------------------------------------------------------------------
+
+    def send_perception(self, fields: Any) -> Perception:
+        """Check and publish; FieldError for bad input, RuntimeError if paho refuses the send."""
+        perception = perception_from(fields, self.companions, self.config.default_sender)
+        rc = self.bus.publish(perception).rc
+        if rc not in (0, 4):  # 4 = MQTT_ERR_NO_CONN: paho keeps QoS-1 sends until it reconnects
+            raise RuntimeError(f"the bus refused the perception (paho error {rc})")
+        log.info("gateway.perception", id=perception.id, title=perception.title, to=perception.to,
+                 queued=rc == 4)
+        return perception
+
+    async def _rpc_perception(self, params: Any) -> dict[str, str]:
+        if not isinstance(params, dict):
+            raise jsonrpc.RpcError(jsonrpc.INVALID_PARAMS, "params must be an object with title and body"
+                                   f" (got {_kind(params)})", {"field": None})
+        try:
+            return {"id": self.send_perception(params).id}
+        except FieldError as exc:
+            raise jsonrpc.RpcError(jsonrpc.INVALID_PARAMS, str(exc), {"field": exc.field}) from None
+
+    # -- HTTP -----------------------------------------------------------------------------
+
+    async def _http_perceptions(self, request: Request) -> Response:
+        body = await self._guard(request)
+        if isinstance(body, Response):
+            return body
+        try:
+            document = jsonrpc.parse(body)
+        except jsonrpc.RpcError as exc:  # neither form can be told apart yet: answer in both shapes
+            return JSONResponse(jsonrpc.error(None, exc), status_code=400)
+        if jsonrpc.is_rpc(document):
+            return _rpc_response(await self.rpc.handle(document))
+        try:
+            perception = self.send_perception(document)
+        except FieldError as exc:
+            return _error(400, str(exc), exc.field)
+        except RuntimeError as exc:
+            return _error(503, str(exc))
+        except Exception as exc:  # a bug answers 500 with its name; the server keeps running
+            log.error("gateway.internal_error", error=repr(exc), exc_info=True)
+            return _error(500, f"internal error: {type(exc).__name__}: {exc}")
+        return JSONResponse({"id": perception.id}, status_code=202)
+
+    async def _http_rpc(self, request: Request) -> Response:
+        body = await self._guard(request)
+        if isinstance(body, Response):
+            return body
+        return _rpc_response(await self.rpc.handle_text(body))
+
+    async def _http_health(self, request: Request) -> Response:
+        return JSONResponse({"service": "gateway", "bus": "connected" if self.bus.connected else "disconnected",
+                             "clients": len(self.hub)})
+
+    async def _guard(self, request: Request) -> bytes | Response:
+        """The body, or the response refusing it (no token, too large)."""
+        if not self._authorized(request.headers, {}):
+            return _unauthorized()
+        limit = self.config.max_body_bytes
+        declared = request.headers.get("content-length", "")
+        if declared.isdigit() and int(declared) > limit:
+            return _error(413, f"body of {declared} bytes is over the {limit}-byte limit")
+        chunks, size = [], 0
+        async for chunk in request.stream():
+            size += len(chunk)
+            if size > limit:
+                return _error(413, f"body is over the {limit}-byte limit")
+            chunks.append(chunk)
+        return b"".join(chunks)
+
+    def _authorized(self, headers: Mapping[str, str], query: Mapping[str, str]) -> bool:
+        expected = self.config.token
+        if not expected:
+            return True
+        scheme, _, given = headers.get("authorization", "").partition(" ")
+        if scheme.lower() != "bearer" or not given:
+            given = query.get("token", "")
+        return hmac.compare_digest(given.strip().encode(), expected.encode())
+
+    # -- WebSocket ------------------------------------------------------------------------
+
+    async def _websocket(self, websocket: WebSocket) -> None:
+        if not self._authorized(websocket.headers, websocket.query_params):
+            await websocket.send_denial_response(_unauthorized())  # uvicorn supports the denial extension
+            return
+        await websocket.accept()
+        client = self.hub.add(f"ws-{uuid.uuid4().hex[:6]}")
+        log.info("gateway.ws_open", client=client.name, clients=len(self.hub))
+        pump = asyncio.create_task(client.pump(websocket))
+        try:
+            while True:
+                message = await websocket.receive()
+                if message["type"] == "websocket.disconnect":
+                    break
+                text = message.get("text") if message.get("text") is not None else message.get("bytes") or b""
+                reply = await self.rpc.handle_text(text)
+                if reply is not None:
+                    async with client.send_lock:
+                        await websocket.send_text(json.dumps(reply, ensure_ascii=False))
+        except Exception as exc:  # a broken socket ends this client only
+            log.info("gateway.ws_error", client=client.name, error=repr(exc))
+        finally:
+            self.hub.remove(client)
+            pump.cancel()
+            log.info("gateway.ws_closed", client=client.name, dropped=client.dropped, clients=len(self.hub))
+
+
+def _error(status: int, message: str, field: str | None = None) -> JSONResponse:
+    return JSONResponse({"error": {"message": message, "field": field}}, status_code=status)
+
+
+def _unauthorized() -> JSONResponse:
+    response = _error(401, "missing or wrong bearer token (send Authorization: Bearer <token>)")
+    response.headers["WWW-Authenticate"] = 'Bearer realm="companion-gateway"'
+    return response
+
+
+def _rpc_response(reply: jsonrpc.Reply) -> Response:
+    """200 with the reply; 204 when only notifications came; 400 when the framing itself failed."""
+    if reply is None:
+        return Response(status_code=204)
+    return JSONResponse(reply, status_code=400 if jsonrpc.is_framing_failure(reply) else 200)
+
+
+# -- entry point ----------------------------------------------------------------------------
+
+
+def serve(broker: BrokerAddress | str = BrokerAddress(), *, namespace: str | None = None,
+          companions: Sequence[Companion] = (), config: GatewayConfig | None = None,
+          ready: threading.Event | None = None, stop: threading.Event | None = None,
+          on_ready: Callable[[str], None] | None = None, broker_timeout_s: float = 60.0) -> int:
+    """``companion run gateway``: connect, then serve until SIGINT/SIGTERM or ``stop``; returns 0.
+
+    Raises BusError (no broker within ``broker_timeout_s``) or OSError (port taken) before
+    serving. No persistent MQTT session: actions queued while it is down would reach no socket.
+    """
+    config = config or GatewayConfig()
+    bus = Bus(f"gateway-{uuid.uuid4().hex[:8]}", "gateway", broker, namespace=namespace, persistent=False)
+    gateway = Gateway(bus, companions, config)
+    print(f"gateway: waiting for the MQTT broker at {bus.broker} ...", file=sys.stderr, flush=True)
+    bus.connect(timeout=broker_timeout_s)
+
+    def started(server: Any) -> None:
+        ws = server.url.replace("http://", "ws://", 1) + "/ws"
+        bus.set_status("online", gateway=server.url, websocket=ws)
+        where = f" (namespace {bus.namespace})" if bus.namespace else ""
+        print(f"gateway: bridging {bus.broker}{where}: POST {server.url}/perceptions, POST {server.url}/rpc, "
+              f"{ws}; {'bearer token required' if config.token else 'no token'}", file=sys.stderr, flush=True)
+        if on_ready is not None:
+            on_ready(server.url)
+
+    try:
+        serve_forever(gateway.app(), config.host, config.port, stop, name="gateway", ready=ready,
+                      on_ready=started, ws_max_size=config.max_body_bytes)
+    finally:
+        bus.close()
+    return 0
