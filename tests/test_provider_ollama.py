@@ -204,11 +204,11 @@ def test_structured_mode_streams_the_decision_at_the_end(api):
     assert response.metadata["finish_reason"] == "end_turn"
 
 
-def test_structured_mode_stream_reports_an_unparsable_decision_in_metadata(api):
+def test_structured_mode_stream_surfaces_an_unparsable_decision(api):
     api.replies.append(stream_reply(chunk('{"action": "fly"}'), final()))
     response = collect(provider(api, structured=True).stream("hi", ProviderContext(tools=TOOLS)))
     assert response.metadata["finish_reason"] == "error"
-    assert "unknown action 'fly'" in response.metadata["errors"][0]
+    assert "unknown action 'fly'" in response.errors[0]  # an error segment again after the stream
 
 
 def test_structured_mode_rejects_an_action_named_none(api):

@@ -149,3 +149,9 @@ def test_stream_retry_only_before_the_first_event():
     inner = ScriptedProvider([{"error": {"code": "E3001", "message": "down"}}, {"text": "hello"}])
     events = list(Retrying(inner, RetryPolicy(jitter=0), sleep=clock.sleep).stream("hi", ProviderContext()))
     assert collect(events).text == "hello" and clock.waits == [1.0]
+
+
+def test_parse_failures_survive_a_stream():
+    response = ProviderResponse([ContentSegment("error", text="reply is not JSON: 'look left'")], {"finish_reason": "error"})
+    again = collect(replay(response))
+    assert again.errors == ["reply is not JSON: 'look left'"]

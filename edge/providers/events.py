@@ -115,7 +115,10 @@ def collect(events: Iterable[StreamEvent]) -> ProviderResponse:
                 metadata["model"] = event.model
             if event.usage:
                 metadata["usage"] = event.usage
-            metadata.update(event.extra)
+            extra = dict(event.extra)
+            for error in extra.pop("errors", None) or []:  # parse failures travel as metadata in a stream
+                segments.append(ContentSegment(type="error", text=str(error)))
+            metadata.update(extra)
         elif isinstance(event, StreamEnd):
             metadata["finish_reason"] = event.finish_reason
         elif isinstance(event, StreamError):
@@ -157,6 +160,8 @@ def replay(response: ProviderResponse) -> Iterator[StreamEvent]:
             yield ToolCallEnded(index)
             index += 1
     meta = response.metadata
-    yield Metadata(model=meta.get("model"), usage=meta.get("usage"),
-                   extra={k: v for k, v in meta.items() if k not in ("model", "usage", "finish_reason")})
+    extra = {k: v for k, v in meta.items() if k not in ("model", "usage", "finish_reason", "errors")}
+    if response.errors:  # the event set has no error segment: carry them in the metadata
+        extra["errors"] = response.errors
+    yield Metadata(model=meta.get("model"), usage=meta.get("usage"), extra=extra)
     yield StreamEnd(meta.get("finish_reason", "tool_use" if response.tool_calls else "end_turn"))

@@ -114,8 +114,6 @@ class OllamaProvider:
             yield from self._events(chunks, plan, started)
             return
         response = self._decide(chunks, plan, started)    # a decision streams whole, at the end
-        if response.errors:
-            response.metadata["errors"] = response.errors  # replay() has no event for error segments
         yield from replay(response)
 
     def close(self) -> None:

@@ -98,8 +98,6 @@ class OpenAIProvider:
         finish = streamed.metadata.pop("finish_reason", "end_turn")
         response = self._decision(streamed.text, decision_tools, finish)
         response.metadata = {**streamed.metadata, **response.metadata}
-        if response.errors:  # an event stream has no error segment: say it in the metadata
-            response.metadata["errors"] = response.errors
         yield from replay(response)
 
     def close(self) -> None:
