@@ -23,7 +23,7 @@ from body_drivers.sim import SimBody, SimConfig
 from edge.bus import Bus
 from edge.config import DEFAULT_COMPANION
 from edge.protocol.companion import load_companion
-from edge.protocol.payloads import Action, Perception
+from edge.protocol.payloads import Action, Perception, Reply
 from edge.services.gateway import FieldError, Gateway, GatewayConfig, WsClient, perception_from
 from edge.services.http_server import HttpServer
 
@@ -306,6 +306,19 @@ def test_actions_and_results_reach_every_socket(gw, body, broker, pip):
                 assert ok["ok"] is True and ok["name"] == "look" and ok["finished"] >= ok["started"]
                 failed = _notification(ws, "action.result", fly.id)
                 assert failed["ok"] is False and failed["error"]["code"] == "unknown_action"
+    finally:
+        brain.close()
+
+
+def test_slash_replies_reach_the_socket(gw, broker, pip):
+    """A brain's answer to ``/help`` (a Reply) is streamed as ``companion.reply``."""
+    brain = Bus("brain-test", "brain", broker.address, persistent=False).connect()
+    try:
+        with ws_connect(gw.ws_url) as ws:
+            _wait_clients(gw, 1)
+            reply = Reply(sender=pip.id, to="user", in_reply_to="p1", text="/look x:number y:number z:number")
+            brain.publish(reply)
+            assert _notification(ws, "companion.reply", reply.id) == reply.to_dict()
     finally:
         brain.close()
 

@@ -5,7 +5,8 @@ clients (perceptions over HTTP, actions over a WebSocket) work beside the distri
   (202 ``{"id"}``) or a JSON-RPC 2.0 ``perception.send``; ``POST /rpc``: JSON-RPC only. Fields
   are checked (against the companion's own perception schema too) before anything is published.
 - ``GET /ws``: every ``Action`` as an ``action.execute`` notification, every ``ActionResult`` as
-  ``action.result``; clients may send ``perception.send`` requests on it.
+  ``action.result``, every ``Reply`` (slash command answers) as ``companion.reply``; clients may
+  send ``perception.send`` requests on it.
 - An optional bearer token guards all of it (``Authorization: Bearer T``; ``?token=T`` on the socket).
 
 Bus handlers run on paho's thread, so they only put text on each client's bounded queue;
@@ -36,7 +37,7 @@ from edge.broker import BrokerAddress
 from edge.bus import Bus
 from edge.log import get_logger
 from edge.protocol.companion import Companion, PerceptionSpec
-from edge.protocol.payloads import Action, ActionResult, Perception, PayloadError
+from edge.protocol.payloads import Action, ActionResult, Perception, PayloadError, Reply
 from edge.services import jsonrpc
 from edge.services.http_server import serve_forever
 
@@ -232,6 +233,7 @@ class Gateway:
         self.rpc = jsonrpc.Dispatcher({"perception.send": self._rpc_perception})
         bus.subscribe(Action, self._on_action)
         bus.subscribe(ActionResult, self._on_result)
+        bus.subscribe(Reply, lambda reply: self.hub.broadcast("companion.reply", reply.to_dict()))
 
     def _on_action(self, action: Action) -> None:  # paho's thread: encode once, queue per client
         self.hub.broadcast("action.execute", action.to_dict())
