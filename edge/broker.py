@@ -66,8 +66,11 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
-def find_mosquitto() -> str:
-    for candidate in (shutil.which("mosquitto"), "/usr/sbin/mosquitto", "/usr/local/sbin/mosquitto"):
+MOSQUITTO_PLACES = ("/usr/sbin/mosquitto", "/usr/local/sbin/mosquitto")  # sbin is often not on a user's PATH
+
+
+def find_mosquitto(path: str | None = None, places: tuple[str, ...] = MOSQUITTO_PLACES) -> str:
+    for candidate in (shutil.which("mosquitto", path=path), *places):
         if candidate and os.access(candidate, os.X_OK):
             return candidate
     raise BrokerError(f"the mosquitto broker is not installed; {MOSQUITTO_HINT}")
