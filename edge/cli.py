@@ -8,9 +8,7 @@ from __future__ import annotations
 
 import argparse
 import json
-import signal
 import sys
-import threading
 from pathlib import Path
 
 from edge import log as logs
@@ -161,16 +159,9 @@ def cmd_ask(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
-def _wait_for_signal() -> None:
-    stop = threading.Event()
-    for sig in (signal.SIGINT, signal.SIGTERM):
-        signal.signal(sig, lambda *_: stop.set())
-    while not stop.wait(0.5):
-        pass
-
-
 def cmd_up(args: argparse.Namespace) -> int:
     from edge.app import Stack
+    from edge.nodes import wait_for_signal
     from edge.console import ConsoleObserver
     from edge import demo
 
@@ -186,7 +177,7 @@ def cmd_up(args: argparse.Namespace) -> int:
         if scenario is not None:
             ok = demo.play(stack, scenario)
             return EXIT_OK if ok else EXIT_FAIL
-        _wait_for_signal()
+        wait_for_signal()
     return EXIT_OK
 
 

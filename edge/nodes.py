@@ -18,7 +18,8 @@ log = get_logger(__name__)
 LATER = {"camera": 5, "mic": 5}
 
 
-def _until_signal() -> None:
+def wait_for_signal() -> None:
+    """Block until SIGINT (Ctrl-C) or SIGTERM (systemd stop)."""
     stop = threading.Event()
     for sig in (signal.SIGINT, signal.SIGTERM):
         signal.signal(sig, lambda *_: stop.set())
@@ -66,7 +67,7 @@ def run_node(node: str, settings: Settings, args: Any = None) -> int:
         bus = Bus(f"body-{uuid.uuid4().hex[:8]}", "body", settings.broker, namespace=settings.namespace).connect()
         body = BodyNode(bus, SimBody(make_speaker(settings), timeline), companions, timeline).start()
         try:
-            _until_signal()
+            wait_for_signal()
         finally:
             body.stop()
             bus.close()
@@ -87,7 +88,7 @@ def run_node(node: str, settings: Settings, args: Any = None) -> int:
             brain = CompanionBrain(companion, provider, bus, config, ConsoleObserver(as_json, name=companion.name),
                                    peers=peers)
             running.append((brain.start(), bus))
-        _until_signal()
+        wait_for_signal()
     finally:
         for brain, bus in running:
             brain.stop()

@@ -73,10 +73,7 @@ class Retrying:
             except ProviderError as exc:
                 if not self.policy.should_retry(exc, attempt):
                     raise
-                wait = self.policy.delay(attempt, exc, self._rng)
-                log.warning("provider.retry", provider=self.name, code=exc.code, attempt=attempt + 1,
-                            wait_s=round(wait, 3), reason=exc.message)
-                self._sleep(wait, context)
+                self._back_off(exc, attempt, context)
                 attempt += 1
 
     def stream(self, prompt: str, context: ProviderContext) -> Iterator[StreamEvent]:
@@ -92,11 +89,14 @@ class Retrying:
             except ProviderError as exc:
                 if started or not self.policy.should_retry(exc, attempt):
                     raise
-                wait = self.policy.delay(attempt, exc, self._rng)
-                log.warning("provider.retry", provider=self.name, code=exc.code, attempt=attempt + 1,
-                            wait_s=round(wait, 3), reason=exc.message)
-                self._sleep(wait, context)
+                self._back_off(exc, attempt, context)
                 attempt += 1
+
+    def _back_off(self, exc: ProviderError, attempt: int, context: ProviderContext) -> None:
+        wait = self.policy.delay(attempt, exc, self._rng)
+        log.warning("provider.retry", provider=self.name, code=exc.code, attempt=attempt + 1,
+                    wait_s=round(wait, 3), reason=exc.message)
+        self._sleep(wait, context)
 
     def close(self) -> None:
         self.inner.close()
