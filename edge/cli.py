@@ -78,7 +78,11 @@ def build_parser() -> argparse.ArgumentParser:
     ask.add_argument("--timeout", type=float, help="seconds for the call")
     ask.add_argument("prompt")
 
-    for name, issue in (("servo-sim", 6), ("doctor", 7), ("models", 7)):
+    sim = sub.add_parser("servo-sim", help="a simulated servo bus on a pseudo-terminal linked at PATH")
+    from body_drivers.servo.sim.cli import add_arguments as servo_sim_arguments
+    servo_sim_arguments(sim)
+
+    for name, issue in (("doctor", 7), ("models", 7)):
         later = sub.add_parser(name, help=f"(not yet available; see issue {issue})")
         later.add_argument("rest", nargs=argparse.REMAINDER)
     return parser
@@ -186,13 +190,18 @@ def cmd_run(args: argparse.Namespace) -> int:
     return run_node(args.node, settings_from(args), args)
 
 
+def cmd_servo_sim(args: argparse.Namespace) -> int:
+    from body_drivers.servo.sim.cli import run_from_args
+    return run_from_args(args)
+
+
 def cmd_later(args: argparse.Namespace) -> int:
     print(f"companion {args.command}: not available in this version yet", file=sys.stderr)
     return EXIT_USAGE
 
 
 COMMANDS = {"validate": cmd_validate, "perceive": cmd_perceive, "ask": cmd_ask, "up": cmd_up, "run": cmd_run,
-            "servo-sim": cmd_later, "doctor": cmd_later, "models": cmd_later}
+            "servo-sim": cmd_servo_sim, "doctor": cmd_later, "models": cmd_later}
 
 
 def main(argv: list[str] | None = None) -> int:
