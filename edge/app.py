@@ -34,6 +34,18 @@ def load_companions(settings: Settings) -> list[Companion]:
     return companions
 
 
+def make_executor(settings: Settings, speaker: Any, timeline: Any, bus: Bus) -> tuple[Any, Any]:
+    """The body's executor: the simulator, or the servos of ``[body]`` behind the safety layer
+    (with the monitor that watches estop, the brain's last will and the watchdog)."""
+    if settings.sim or settings.body_config is None:
+        from body_drivers.sim import SimBody
+        return SimBody(speaker=speaker, timeline=timeline), None
+    from body_drivers.safety_monitor import SafetyMonitor
+    from body_drivers.servo_body import build_servo_body
+    servo = build_servo_body(settings.body_config, speaker=speaker, timeline=timeline).start()
+    return servo, SafetyMonitor(bus, servo).start()
+
+
 def make_peers(settings: Settings, companions: list[Companion]):
     """Other companions: those in this process, plus the Registry's when one is configured."""
     local = [c.metadata_json()["metadata"] for c in companions]
@@ -77,12 +89,13 @@ class Stack:
     brains: list[Any] = field(default_factory=list)
     body: Any = None
     sim: Any = None
+    executor: Any = None
+    safety: Any = None
     companions: list[Companion] = field(default_factory=list)
     _stopped: threading.Event = field(default_factory=threading.Event)
 
     def start(self) -> "Stack":
         from body_drivers.node import BodyNode
-        from body_drivers.sim import SimBody
         from body_drivers.timeline import Timeline
         from edge.brain.loop import BrainConfig, CompanionBrain
 
@@ -96,12 +109,13 @@ class Stack:
             self.broker = ensure_broker(s.broker)
             if self.broker is not None:
                 s.broker = self.broker.address
+            speaker = make_speaker(s) if self.speaker == "auto" else self.speaker
+            timeline = Timeline(s.timeline)
+            body_bus = self._bus(f"body-{uuid.uuid4().hex[:8]}", "body")
+            self.executor, self.safety = make_executor(s, speaker, timeline, body_bus)
             if s.sim:
-                speaker = make_speaker(s) if self.speaker == "auto" else self.speaker
-                timeline = Timeline(s.timeline)
-                self.sim = SimBody(speaker=speaker, timeline=timeline)
-                body_bus = self._bus(f"body-{uuid.uuid4().hex[:8]}", "body")
-                self.body = BodyNode(body_bus, self.sim, self.companions, timeline).start()
+                self.sim = self.executor
+            self.body = BodyNode(body_bus, self.executor, self.companions, timeline).start()
             config = BrainConfig(queue_size=s.queue_size, result_timeout_s=s.result_timeout_s)
             peers = make_peers(s, self.companions)
             for companion in self.companions:
@@ -132,8 +146,12 @@ class Stack:
         self._stopped.set()
         for brain in self.brains:
             brain.stop()
+        if self.safety is not None:
+            self.safety.stop()
         if self.body is not None:
             self.body.stop()
+        if hasattr(self.executor, "close"):
+            self.executor.close()  # a servo body rests in its safe pose with torque off
         for bus in reversed(self.buses):
             bus.close()
         if self.provider is not None and hasattr(self.provider, "close"):

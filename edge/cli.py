@@ -34,7 +34,7 @@ def build_parser() -> argparse.ArgumentParser:
     _broker_arg(up)
     up.add_argument("--config", type=Path, help="robot.toml")
     up.add_argument("--companion", type=Path, action="append", help="companion definition file (repeatable)")
-    up.add_argument("--sim", action="store_true", help="simulated body (the default until servo drivers exist)")
+    up.add_argument("--sim", action="store_true", help="simulated body (the default without a robot.toml naming servos)")
     up.add_argument("--provider", help="LLM provider SPEC, e.g. embedded or scripted:FILE")
     up.add_argument("--tts", choices=["piper", "espeak", "none"], help="speech engine (default piper)")
     up.add_argument("--audio-device", help="sounddevice output device name or index")
@@ -170,7 +170,8 @@ def cmd_up(args: argparse.Namespace) -> int:
     from edge import demo
 
     settings = settings_from(args)
-    settings.sim = True  # hardware bodies arrive with the servo drivers (issue 6)
+    if args.sim:
+        settings.sim = True  # --sim wins over a robot.toml that names servos
     scenario = demo.load_scenario(args.demo or None) if args.demo is not None else None
     stack = Stack(settings, observer_factory=lambda name: ConsoleObserver(args.json, name=name))
     print(f"starting: provider {settings.provider}, companions {', '.join(p.name for p in settings.companions)} "

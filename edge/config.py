@@ -33,14 +33,19 @@ class Settings:
     result_timeout_s: float = 60.0
     queue_size: int = 8
     registry: str | None = None  # a Registry URL: other companions' metadata for the prompt
+    body_config: Any = None      # the parsed [body] servo setup (body_drivers.body_config.BodyConfig) when sim = false
 
 
 _TOML_KEYS: dict[str, dict[str, type | tuple[type, ...]]] = {
     "broker": {"address": str, "namespace": str},
     "brain": {"provider": str, "companions": list, "result_timeout_s": (int, float), "queue_size": int,
               "registry": str},
-    "body": {"sim": bool, "timeline": str, "audio_device": (str, int), "tts": str},
+    "body": {"sim": bool, "timeline": str, "audio_device": (str, int), "tts": str,
+             "joints": list, "kinematics": dict, "servo": dict},  # the servo part: body_drivers/body_config.py
 }
+
+
+_SERVO_KEYS = ("joints", "kinematics", "servo")
 
 
 def load_toml(path: str | Path, settings: Settings | None = None) -> Settings:
@@ -64,7 +69,13 @@ def load_toml(path: str | Path, settings: Settings | None = None) -> Settings:
                 raise ConfigError(f"{path}: unknown key {section}.{key} (known: {', '.join(allowed)})")
             if not isinstance(value, allowed[key]):
                 raise ConfigError(f"{path}: {section}.{key} has the wrong type ({type(value).__name__})")
+            if section == "body" and key in _SERVO_KEYS:
+                continue  # parsed as a whole below
             _apply(settings, section, key, value, path)
+    if not settings.sim:  # a servo body: check it now, so a mistake stops start-up with its key named
+        from body_drivers.body_config import parse_body_config
+        servo_part = {k: v for k, v in data.get("body", {}).items() if k in _SERVO_KEYS}
+        settings.body_config = parse_body_config(servo_part, source=str(path), base=path.parent)
     return settings
 
 

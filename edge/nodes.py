@@ -60,16 +60,21 @@ def run_node(node: str, settings: Settings, args: Any = None) -> int:
     companions = load_companions(settings)
     if node == "body":
         from body_drivers.node import BodyNode
-        from body_drivers.sim import SimBody
         from body_drivers.timeline import Timeline
+        from edge.app import make_executor
 
         timeline = Timeline(settings.timeline)
         bus = Bus(f"body-{uuid.uuid4().hex[:8]}", "body", settings.broker, namespace=settings.namespace).connect()
-        body = BodyNode(bus, SimBody(make_speaker(settings), timeline), companions, timeline).start()
+        executor, safety = make_executor(settings, make_speaker(settings), timeline, bus)
+        body = BodyNode(bus, executor, companions, timeline).start()
         try:
             wait_for_signal()
         finally:
+            if safety is not None:
+                safety.stop()
             body.stop()
+            if hasattr(executor, "close"):
+                executor.close()
             bus.close()
         return 0
     # brain
