@@ -13,7 +13,7 @@ extras="sim"
 apt_packages=(mosquitto libportaudio2 espeak-ng)
 if [[ "${1:-}" == "--test" ]]; then
   extras="test"
-  apt_packages+=(alsa-utils)
+  apt_packages+=(alsa-utils opencv-doc)  # opencv-doc: the sample videos and images the camera tests use
 fi
 
 say() { printf '\033[1m==> %s\033[0m\n' "$*" >&2; }

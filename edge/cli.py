@@ -59,6 +59,11 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--port", type=int, help="registry/gateway/mcp: port to listen on")
     run.add_argument("--token", help="gateway: require this bearer token (better: COMPANION_GATEWAY_TOKEN)")
     run.add_argument("--folder", type=Path, help="registry: the folder of companion files")
+    run.add_argument("--source", help="camera: device index, video file, image folder or stream URL; "
+                                      "mic: input device name/index or a WAV file")
+    run.add_argument("--detector", help="camera: haar | hog | yolo:MODEL | haar,hog (default)")
+    run.add_argument("--companion-id", help="camera/mic: address perceptions to this companion (default: all)")
+    run.add_argument("--track", action="store_true", help="camera: turn the head toward the largest face/person")
 
     val = sub.add_parser("validate", help="check companion definition files")
     val.add_argument("files", nargs="+")

@@ -15,7 +15,7 @@ from edge.log import get_logger
 
 log = get_logger(__name__)
 
-LATER = {"camera": 5, "mic": 5}
+LATER = {"mic": 5}
 
 
 def wait_for_signal() -> None:
@@ -33,6 +33,14 @@ def run_node(node: str, settings: Settings, args: Any = None) -> int:
     if node in LATER:
         print(f"companion run {node}: not available in this version yet (issue {LATER[node]})", file=sys.stderr)
         return 2
+    if node == "camera":
+        from edge.perception.camera_node import run_camera
+        if not getattr(args, "source", None):
+            print("companion run camera: --source SRC is required (device index, video file, image folder or URL)",
+                  file=sys.stderr)
+            return 2
+        return run_camera(args.source, args.detector or "haar,hog", settings.broker, settings.namespace,
+                          args.companion_id, track=bool(getattr(args, "track", False)))
     if node == "registry":
         from edge.services.registry import DEFAULT_PORT as REGISTRY_PORT, serve as serve_registry
         sources = [args.folder] if getattr(args, "folder", None) else (getattr(args, "companion", None) or None)

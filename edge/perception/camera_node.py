@@ -1,0 +1,246 @@
+"""The camera node: frames → detector → scene policy → ``vision`` perceptions (and ``look`` reflexes).
+
+``run_camera`` is what ``companion run camera`` calls; ``CameraNode`` is the loop itself,
+for ``companion up`` and tests that bring their own bus, camera and detector.
+
+The node's retained ``status/<node-id>`` says what the camera is doing: ``camera`` is one of
+``opening``, ``open``, ``reopening`` (with ``reason``, ``retry_in_s``, ``attempt``),
+``ended`` (a recording played out), ``failed`` (with ``reason``); ``source``, ``detector``
+and, every ``progress_s``, ``fps`` and ``frames`` come along.
+"""
+
+from __future__ import annotations
+
+import base64
+import re
+import signal
+import sys
+import threading
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Callable
+
+from edge.broker import BrokerAddress
+from edge.bus import Bus, BusError
+from edge.log import get_logger
+from edge.perception.camera import Camera, CameraError, CaptureConfig, Frame, parse_source
+from edge.perception.detectors import Detector, DetectorError, make_detector
+from edge.perception.scene import PolicyConfig, SceneEvent, ScenePolicy
+from edge.perception.tracking import TrackConfig, Tracker
+from edge.protocol.payloads import Action, Perception
+
+log = get_logger(__name__)
+
+DEFAULT_DETECTOR = "haar,hog"
+
+
+@dataclass
+class NodeOptions:
+    title: str = "vision"            # the perception title the companion file declares
+    to: str | None = None            # a companion id or "all"; default: the node's companion, else "all"
+    send_image: bool = False         # also publish the frame as a JPEG (format image, base64)
+    image_title: str | None = None   # defaults to ``title``
+    image_max_side: int = 640
+    jpeg_quality: int = 80
+    progress_s: float = 10.0         # how often the status carries fps/frames
+
+
+def default_node_id(source: str | int) -> str:
+    """A stable id from the source, so the retained status survives restarts: ``camera-0``,
+    ``camera-video0``, ``camera-vtest``, ``camera-192-168-1-5``."""
+    text = str(source).strip()
+    if "://" in text:
+        text = text.split("://", 1)[1].split("/", 1)[0].rsplit("@", 1)[-1].split(":")[0]
+    else:
+        text = Path(text).stem or text
+    slug = re.sub(r"[^a-z0-9]+", "-", text.lower()).strip("-")[:40]
+    return f"camera-{slug or 'source'}"
+
+
+class CameraNode:
+    """One loop on the caller's thread; the camera captures on its own."""
+
+    def __init__(self, bus: Bus, camera: Camera, detector: Detector, policy: ScenePolicy | None = None,
+                 options: NodeOptions | None = None, companion_id: str | None = None,
+                 tracker: Tracker | None = None, status: Callable[..., None] | None = None):
+        self.bus = bus
+        self.status = status
+        self.camera = camera
+        self.detector = detector
+        self.policy = policy or ScenePolicy()
+        self.options = options or NodeOptions()
+        self.to = self.options.to or companion_id or "all"
+        self.acting_for = companion_id or bus.node_id  # ``look`` goes out in the companion's name
+        self.tracker = tracker
+        self.frames = 0
+        self.detect_s = 0.0
+        self.detector_errors = 0
+        self.published: list[Perception] = []
+        self.looks = 0
+        self.elapsed_s = 0.0
+        self._pending: list[Any] = []
+
+    def run(self, stop: threading.Event | None = None) -> int:
+        """Process frames until the recording ends, the camera fails, or ``stop`` is set.
+        0: ended or stopped; 1: the camera failed for good."""
+        stop = stop or threading.Event()
+        started = time.monotonic()
+        next_progress = started + self.options.progress_s
+        last: Frame | None = None
+        while not stop.is_set():
+            frame = self.camera.read(timeout=0.5)
+            if frame is None:
+                if self.camera.finished:
+                    break
+                continue
+            last = frame
+            self._process(frame)
+            if time.monotonic() >= next_progress:
+                next_progress = time.monotonic() + self.options.progress_s
+                self._progress(started)
+        if last is not None and self.camera.finished and self.camera.error is None:
+            event = self.policy.flush(last.ts, last.image)
+            if event is not None:
+                self._publish(event, last)
+        self.elapsed_s = time.monotonic() - started
+        self._progress(started, final=True)
+        for info in self._pending[-1:]:  # QoS 1 goes out in order: the last one sent means all were
+            try:
+                info.wait_for_publish(2.0)
+            except (RuntimeError, ValueError):
+                pass
+        return 1 if self.camera.error is not None else 0
+
+    def _process(self, frame: Frame) -> None:
+        tick = time.perf_counter()
+        try:
+            detections = self.detector.detect(frame.image)
+        except Exception as exc:  # one bad frame or a detector hiccup must not end the node
+            self.detector_errors += 1
+            if self.detector_errors in (1, 10, 100) or self.detector_errors % 1000 == 0:
+                log.error("camera.detector_failed", detector=self.detector.name, frame=frame.index,
+                          error=repr(exc), count=self.detector_errors)
+                if self.status is not None:
+                    self.status(self.camera.state, warning=f"detector failed on {self.detector_errors} frame(s), "
+                                                           f"last: {exc!r}")
+            return
+        self.detect_s += time.perf_counter() - tick
+        self.frames += 1
+        event = self.policy.update(detections, frame.ts, frame.image)
+        if event is not None:
+            self._publish(event, frame)
+        if self.tracker is not None:
+            params = self.tracker.update(detections, frame.ts)
+            if params is not None:
+                self._send(Action(name=self.tracker.config.action, params=params, sender=self.acting_for))
+                self.looks += 1
+
+    def _publish(self, event: SceneEvent, frame: Frame) -> None:
+        opts = self.options
+        perception = Perception(title=opts.title, body=event.body(), format="object", to=self.to,
+                                sender=self.bus.node_id)
+        self._send(perception)
+        self.published.append(perception)
+        log.info("camera.perception", summary=event.summary, ts=round(frame.ts, 2))
+        if opts.send_image:
+            image = Perception(title=opts.image_title or opts.title, body=jpeg_base64(frame.image, opts.image_max_side,
+                               opts.jpeg_quality), format="image", to=self.to, sender=self.bus.node_id)
+            self._send(image)
+            self.published.append(image)
+
+    def _send(self, payload: Perception | Action) -> None:
+        self._pending = [*self._pending[-7:], self.bus.publish(payload)]
+
+    def stats(self) -> dict[str, Any]:
+        elapsed = self.elapsed_s or 1e-9
+        return {"frames": self.frames, "fps": round(self.frames / elapsed, 2), "dropped": self.camera.dropped,
+                "perceptions": len(self.published), "looks": self.looks, "detector_errors": self.detector_errors}
+
+    def _progress(self, started: float, final: bool = False) -> None:
+        """A log line, and the figures in the status while the camera is open (or at the end)."""
+        self.elapsed_s = time.monotonic() - started
+        figures = self.stats()
+        log.info("camera.progress", **figures)
+        if self.status is not None and (final or self.camera.state == "open"):
+            state = self.camera.state
+            self.status(state, fps=figures["fps"], frames=self.frames, perceptions=len(self.published),
+                        **({"reason": str(self.camera.error)} if self.camera.error else {}))
+
+
+def jpeg_base64(image: Any, max_side: int, quality: int) -> str:
+    """The frame as base64 JPEG, scaled down so an image perception stays a few tens of kB."""
+    import cv2
+
+    h, w = image.shape[:2]
+    if max(h, w) > max_side:
+        scale = max_side / max(h, w)
+        image = cv2.resize(image, (round(w * scale), round(h * scale)), interpolation=cv2.INTER_AREA)
+    ok, data = cv2.imencode(".jpg", image, [cv2.IMWRITE_JPEG_QUALITY, int(quality)])
+    if not ok:
+        raise ValueError("JPEG encoding failed")
+    return base64.b64encode(data.tobytes()).decode("ascii")
+
+
+class _StatusBoard:
+    """Merges camera states and node details into the bus's retained status."""
+
+    def __init__(self, bus: Bus, **base: Any):
+        self.bus = bus
+        self.fields: dict[str, Any] = dict(base)
+
+    def __call__(self, state: str, **details: Any) -> None:
+        for transient in ("reason", "retry_in_s", "attempt", "warning"):
+            self.fields.pop(transient, None)
+        self.fields.update(camera=state, **{k: v for k, v in details.items() if v is not None})
+        self.bus.set_status("online", **self.fields)
+
+
+def run_camera(source: str | int, detector_spec: str = DEFAULT_DETECTOR,
+               broker: BrokerAddress | str = BrokerAddress(), namespace: str | None = None,
+               companion_id: str | None = None, *, node_id: str | None = None,
+               capture: CaptureConfig | None = None, policy: PolicyConfig | None = None,
+               options: NodeOptions | None = None, track: TrackConfig | bool | None = None,
+               stop: threading.Event | None = None, bus_timeout_s: float = 30.0) -> int:
+    """``companion run camera``: run until the recording ends or SIGINT/SIGTERM (or ``stop``).
+    Exit status 0 when it ended or was stopped, 1 when the broker, the detector or the source
+    cannot be used (the reason is printed and left in the retained status)."""
+    node_id = node_id or default_node_id(source)
+    try:
+        bus = Bus(node_id, "camera", broker, namespace=namespace).connect(bus_timeout_s)
+    except BusError as exc:
+        print(f"companion run camera: {exc}", file=sys.stderr)
+        return 1
+    board = _StatusBoard(bus, source=str(source), detector=detector_spec)
+    stop, restore = _stop_event(stop)
+    try:
+        board("starting")
+        try:
+            detector = make_detector(detector_spec)
+            camera = Camera(parse_source(source), capture or CaptureConfig(), on_status=board)
+            camera.start()
+        except (DetectorError, CameraError) as exc:
+            board("failed", reason=str(exc))
+            print(f"companion run camera: {exc}", file=sys.stderr)
+            return 1
+        tracker = Tracker(track if isinstance(track, TrackConfig) else None) if track else None
+        node = CameraNode(bus, camera, detector, ScenePolicy(policy), options, companion_id, tracker, board)
+        try:
+            code = node.run(stop)
+        finally:
+            camera.stop()
+        if camera.error is not None:
+            print(f"companion run camera: {camera.error}", file=sys.stderr)
+        return code
+    finally:
+        restore()
+        bus.close()
+
+
+def _stop_event(stop: threading.Event | None) -> tuple[threading.Event, Any]:
+    """The caller's stop event, or one set by SIGINT/SIGTERM (main thread only)."""
+    if stop is not None or threading.current_thread() is not threading.main_thread():
+        return stop or threading.Event(), lambda: None
+    event = threading.Event()
+    previous = {sig: signal.signal(sig, lambda *_: event.set()) for sig in (signal.SIGINT, signal.SIGTERM)}
+    return event, lambda: [signal.signal(sig, handler) for sig, handler in previous.items()]
