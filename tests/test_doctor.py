@@ -1,0 +1,45 @@
+"""``companion doctor`` on this machine, and its servo survey against a simulated bus."""
+
+from __future__ import annotations
+
+import io
+from pathlib import Path
+
+from body_drivers.servo.sim import start_simulator
+from edge.config import load_toml
+from edge.doctor import run_doctor
+
+EXAMPLE = Path(__file__).resolve().parent.parent / "deploy" / "pan-tilt.example.toml"
+
+
+def _config(tmp_path: Path, port: str) -> Path:
+    text = EXAMPLE.read_text().replace('port = "/dev/ttyUSB0"', f'port = "{port}"')
+    text = text.replace('companions = ["../companions/pip.json"]',
+                        f'companions = ["{EXAMPLE.parent.parent / "companions" / "pip.json"}"]')
+    path = tmp_path / "robot.toml"
+    path.write_text(text)
+    return path
+
+
+def test_doctor_surveys_the_servos_and_finds_the_models(tmp_path, broker):
+    link = tmp_path / "servos"
+    with start_simulator("feetech", str(link), ids=(1, 2)):
+        settings = load_toml(_config(tmp_path, str(link)))
+        settings.broker = broker.address
+        out = io.StringIO()
+        code = run_doctor(settings, out)
+    report = out.getvalue()
+    assert code == 0, report
+    assert f"an MQTT broker answers at {broker.address}" in report
+    assert "joint pan (feetech id 1" in report and "joint tilt (feetech id 2" in report
+    assert report.count(": answers at") == 2
+    assert "SmolLM2-135M-Instruct.Q4_1.gguf" in report and "embedded answered" in report
+
+
+def test_doctor_names_a_missing_servo_port_with_the_fix(tmp_path, broker):
+    settings = load_toml(_config(tmp_path, str(tmp_path / "no-such-adapter")))
+    settings.broker = broker.address
+    out = io.StringIO()
+    assert run_doctor(settings, out) == 1
+    report = out.getvalue()
+    assert "[FAIL] servos" in report and "no-such-adapter" in report and "fix:" in report
