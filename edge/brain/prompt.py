@@ -1,10 +1,10 @@
 """Turn a companion definition and one perception into what the provider sees.
 
 The system text carries who the companion is (personality, story), the rules it acts by (the
-definition's events for this perception, each as "<condition> (actions: ...)") and, where the
-events give them, a few worked examples (an event's ``x-examples``: a perception body and the
+definition's events for this perception, each as "on <perception>: <condition> (actions: ...)")
+and, where the events give them, a few worked examples (an event's ``x-examples``: a perception body and the
 decision it should get). The user text carries the perception with its title, so the model
-always knows which sense it came from; its body comes last.
+always knows which sense it came from; its body comes last (``input (text): Hello!``).
 
 Kept short on purpose: the embedded model has 135M parameters and a small context, and it
 mostly *copies*: from the user text (it repeats a question instead of answering it) and from
@@ -15,7 +15,10 @@ examples. What we measured on SmolLM2-135M (bench/decision_quality.py, docs/embe
 * example lines spoken without a final full stop keep its replies to one short clause (with
   "I love songs." it goes on "I love songs. I love songs. ..." up to the length limit);
 * a structured body as compact JSON (``"x":-0.6``) is copied exactly into a decision's params
-  (``"x":-0.6``): so a vision perception is looked at where it is.
+  (``"x":-0.6``): so a vision perception is looked at where it is;
+* it does not map words to directions ("left" -> x < 0) whatever the wording: a "look" request
+  gets the direction of the look example. A closing "Decide on your own whether to act" line
+  made no difference and is gone.
 """
 
 from __future__ import annotations
@@ -43,7 +46,7 @@ def system_text(companion: Companion, perception_title: str | None = None) -> st
     events = companion.events_for(perception_title) if perception_title else companion.events
     if events:
         lines.append("Rules:")
-        lines.extend(f"- {_rule(e, with_perception=not perception_title)}" for e in events)
+        lines.extend(f"- {_rule(e)}" for e in events)
     shots = examples(companion, perception_title) if perception_title else []
     if shots:
         lines.append("Examples:")
@@ -51,9 +54,8 @@ def system_text(companion: Companion, perception_title: str | None = None) -> st
     return "\n".join(lines)
 
 
-def _rule(event: EventSpec, with_perception: bool = True) -> str:
-    where = f"on {event.perception}: " if with_perception else ""
-    return f"{where}{event.condition} (actions: {', '.join(event.actions)})"
+def _rule(event: EventSpec) -> str:
+    return f"on {event.perception}: {event.condition} (actions: {', '.join(event.actions)})"
 
 
 def examples(companion: Companion, perception_title: str) -> list[str]:
@@ -97,16 +99,17 @@ def _example(event: EventSpec, item: Any) -> str | None:
 
 
 def user_text(perception: Perception) -> str:
-    """The perception as one line the model reads: its title, its format and its body (last).
-
-    A structured body is compact JSON: the model copies ``"x":0.4`` into a decision verbatim."""
+    """The perception as one line the model reads: its title, its format and its body (last),
+    e.g. ``input (text): Hello!``. A structured body is compact JSON: the model copies
+    ``"x":0.4`` into a decision verbatim. (A longer "Perception 'input' (text): ..." scored
+    lower, 88 against 103 of 186 decisions, and costs 3 tokens per example.)"""
     if perception.format == "image":
         body = f"<image, {len(perception.body_text())} base64 characters>"
     else:
         body = perception.body if isinstance(perception.body, str) else _compact(perception.body)
         if len(body) > MAX_BODY_CHARS:
             body = body[:MAX_BODY_CHARS] + " ..."
-    return f"Perception '{perception.title}' ({perception.format}): {body}"
+    return f"{perception.title} ({perception.format}): {body}"
 
 
 def _compact(value: Any) -> str:
