@@ -92,9 +92,9 @@ def build_parser() -> argparse.ArgumentParser:
     doc.add_argument("--config", type=Path, help="robot.toml (adds the servo survey)")
     doc.add_argument("--provider", help="LLM provider SPEC to test (default: the config's, or embedded)")
 
-    for name, issue in (("models", 7),):
-        later = sub.add_parser(name, help=f"(not yet available; see issue {issue})")
-        later.add_argument("rest", nargs=argparse.REMAINDER)
+    models = sub.add_parser("models", help="list/fetch model files (resumable, sha256-checked)")
+    from edge.models.cli import add_arguments as models_arguments
+    models_arguments(models)
     return parser
 
 
@@ -211,13 +211,13 @@ def cmd_servo_sim(args: argparse.Namespace) -> int:
     return run_from_args(args)
 
 
-def cmd_later(args: argparse.Namespace) -> int:
-    print(f"companion {args.command}: not available in this version yet", file=sys.stderr)
-    return EXIT_USAGE
+def cmd_models(args: argparse.Namespace) -> int:
+    from edge.models.cli import run_from_args
+    return run_from_args(args)
 
 
 COMMANDS = {"validate": cmd_validate, "perceive": cmd_perceive, "ask": cmd_ask, "up": cmd_up, "run": cmd_run,
-            "servo-sim": cmd_servo_sim, "doctor": cmd_doctor, "models": cmd_later}
+            "servo-sim": cmd_servo_sim, "doctor": cmd_doctor, "models": cmd_models}
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -236,3 +236,10 @@ def test_yolo_spec_finds_models_in_the_models_dir(tmp_path):
     build_yolo_stub(tmp_path / "stub.onnx")
     detector = make_detector("yolo:stub.onnx", models_dir=tmp_path, conf=0.5, backend="opencv")
     assert isinstance(detector, OnnxYoloDetector) and detector.backend == "opencv" and detector.conf == 0.5
+
+
+def test_coco_names_metadata_longer_than_a_file_name_is_parsed():
+    from edge.perception.yolo import parse_names
+    names = {i: f"class_number_{i}" for i in range(80)}
+    parsed = parse_names(str(names), "model.onnx")
+    assert parsed == names and len(str(names)) > 255

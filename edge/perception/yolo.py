@@ -109,6 +109,16 @@ def _name(names: Sequence[str] | dict[int, str] | None, cls: int) -> str:
     return f"class{cls}"
 
 
+def _is_file(text: str) -> bool:
+    """A names value may be a path or an 80-class dict literal far too long for a file name."""
+    if text.lstrip().startswith(("{", "[")):
+        return False
+    try:
+        return Path(text).is_file()
+    except (OSError, ValueError):
+        return False
+
+
 def parse_names(value: Any, where: str) -> dict[int, str] | None:
     """Class names from Ultralytics metadata (``"{0: 'person', ...}"``), a list, or a text file."""
     if value is None:
@@ -117,7 +127,7 @@ def parse_names(value: Any, where: str) -> dict[int, str] | None:
         return {i: str(n) for i, n in enumerate(value)}
     if isinstance(value, dict):
         return {int(k): str(v) for k, v in value.items()}
-    if isinstance(value, Path) or (isinstance(value, str) and Path(value).is_file()):
+    if isinstance(value, Path) or (isinstance(value, str) and _is_file(value)):
         lines = Path(value).read_text(encoding="utf-8").splitlines()
         return {i: line.strip() for i, line in enumerate(l for l in lines if l.strip())}
     try:
