@@ -15,7 +15,7 @@ from edge.log import get_logger
 
 log = get_logger(__name__)
 
-LATER = {"mic": 5}
+LATER: dict[str, int] = {}
 
 
 def wait_for_signal() -> None:
@@ -41,6 +41,15 @@ def run_node(node: str, settings: Settings, args: Any = None) -> int:
             return 2
         return run_camera(args.source, args.detector or "haar,hog", settings.broker, settings.namespace,
                           args.companion_id, track=bool(getattr(args, "track", False)))
+    if node == "mic":
+        from edge.app import load_companions as _companions
+        from edge.perception.mic_node import run_mic
+        if not getattr(args, "source", None):
+            print("companion run mic: --source SRC is required (an input device name/index, or a WAV file)",
+                  file=sys.stderr)
+            return 2
+        return run_mic(args.source, settings.broker, settings.namespace, args.companion_id,
+                       companions=_companions(settings))
     if node == "registry":
         from edge.services.registry import DEFAULT_PORT as REGISTRY_PORT, serve as serve_registry
         sources = [args.folder] if getattr(args, "folder", None) else (getattr(args, "companion", None) or None)

@@ -1,0 +1,300 @@
+"""The microphone node: audio → voice activity → utterances → speech recognition → ``input`` perceptions.
+
+``run_mic`` is what ``companion run mic`` calls; ``MicNode`` is the loop itself, for
+``companion up`` and for tests that bring their own bus, source and recognizer.
+
+Capture and segmentation run in the caller's thread and never wait on recognition:
+finished utterances go through a small queue to a recognizer thread, which publishes.
+While the robot speaks (``SelfVoiceGate``, fed from ``actions`` and ``actions/results``)
+the blocks heard are marked, and an utterance that overlaps a marked block is dropped
+before it costs any recognition.
+
+The retained ``status/<node-id>`` carries ``mic``: ``opening``, ``listening``,
+``reopening`` (with ``reason``, ``attempt``, ``retry_in_s``), ``ended`` (a WAV played
+out), ``stopped`` or ``failed`` (with ``reason``); and ``source``, ``recognizer``,
+``heard``, ``published``, ``self_voice_dropped``.
+"""
+
+from __future__ import annotations
+
+import bisect
+import collections
+import queue
+import re
+import signal
+import sys
+import threading
+import time
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from edge.broker import BrokerAddress
+from edge.bus import Bus, BusError
+from edge.log import get_logger
+from edge.perception.audio_source import AudioSource, SourceError, open_source
+from edge.perception.self_voice import SelfVoiceGate
+from edge.perception.stt import Recognizer, RecognizerError, Transcript, make_recognizer
+from edge.perception.vad import Segmenter, SegmenterConfig, Utterance, make_vad
+from edge.protocol.payloads import Action, ActionResult, Perception
+
+log = get_logger(__name__)
+
+
+@dataclass
+class MicOptions:
+    title: str = "input"          # the perception title the companion file declares
+    to: str = "all"               # a companion id, or "all"
+    min_confidence: float = 0.0   # transcripts below this are dropped (pocketsphinx's are rough)
+    queue_size: int = 4           # utterances waiting for the recognizer before new ones are dropped
+    progress_s: float = 30.0      # how often the status carries the counters
+
+
+@dataclass
+class Heard:
+    """What became of one utterance; handed to ``on_heard`` (tests, bench, console)."""
+
+    utterance: Utterance
+    speech_end_at: float                 # wall time the block with the last speech sample arrived
+    transcript: Transcript | None = None
+    perception: Perception | None = None
+    dropped: str | None = None           # self_voice | empty | low_confidence | busy | error
+    published_at: float | None = None
+
+
+@dataclass
+class _Marks:
+    """Sample ranges heard while the robot was talking, merged and pruned as the stream goes."""
+
+    ranges: collections.deque[list[int]] = field(default_factory=lambda: collections.deque(maxlen=512))
+
+    def add(self, start: int, end: int) -> None:
+        if self.ranges and self.ranges[-1][1] >= start:
+            self.ranges[-1][1] = max(self.ranges[-1][1], end)
+        else:
+            self.ranges.append([start, end])
+
+    def overlaps(self, start: int, end: int) -> bool:
+        return any(a < end and start < b for a, b in self.ranges)
+
+
+class MicNode:
+    """Runs one audio source to its end (or ``stop``), publishing what it recognizes."""
+
+    def __init__(self, bus: Bus, source: AudioSource, recognizer: Recognizer,
+                 options: MicOptions | None = None, *, gate: SelfVoiceGate | None = None,
+                 segmenter: Segmenter | None = None, on_heard: Callable[[Heard], None] | None = None,
+                 on_status: Callable[..., None] | None = None):
+        self.bus = bus
+        self.source = source
+        self.recognizer = recognizer
+        self.options = options or MicOptions()
+        self.gate = gate or SelfVoiceGate()
+        self.segmenter = segmenter or Segmenter()
+        self.on_heard = on_heard
+        self.on_status = on_status or (lambda state, **details: None)
+        self.heard: list[Heard] = []
+        self.counts = collections.Counter[str]()
+        self._marks = _Marks()
+        self._arrivals: collections.deque[tuple[int, float]] = collections.deque(maxlen=4096)
+        self._work: queue.Queue[tuple[Utterance, float] | None] = queue.Queue(maxsize=max(self.options.queue_size, 1))
+        self._worker = threading.Thread(target=self._recognize_loop, name="mic-stt", daemon=True)
+        self._pending: list[Any] = []
+        self._record = threading.Lock()  # _finish runs in both threads
+
+    def subscribe(self) -> None:
+        """Listen for our own speech: the robot's ``speak`` actions and their results."""
+        self.bus.subscribe(Action, self.gate.on_action)
+        self.bus.subscribe(ActionResult, self.gate.on_result)
+
+    def run(self, stop: threading.Event) -> None:
+        self._worker.start()
+        next_progress = time.monotonic() + self.options.progress_s
+        try:
+            for block in self.source.blocks(stop):
+                if block.fresh:  # the device was reopened: what came before has ended
+                    self._segments(self.segmenter.flush())
+                self._arrivals.append((block.end_sample, block.captured_at))
+                if self.gate.active():
+                    self._marks.add(block.start_sample, block.end_sample)
+                self._segments(self.segmenter.feed(block.samples))
+                if time.monotonic() >= next_progress:
+                    self.on_status(None, **self.progress())
+                    next_progress = time.monotonic() + self.options.progress_s
+            if not stop.is_set():
+                self._segments(self.segmenter.flush())
+        finally:
+            self._work.put(None)
+            self._worker.join()
+            for info in self._pending:
+                try:
+                    info.wait_for_publish(2.0)
+                except (RuntimeError, ValueError):
+                    pass
+
+    def progress(self) -> dict[str, int]:
+        return {"heard": self.counts["heard"], "published": self.counts["published"],
+                "self_voice_dropped": self.counts["self_voice"]}
+
+    # -- capture thread -------------------------------------------------------------------
+
+    def _segments(self, utterances: Iterable[Utterance]) -> None:
+        for utt in utterances:
+            with self._record:
+                self.counts["heard"] += 1
+            speech_end_at = self._arrival_of(utt.speech_end_sample)
+            if self._marks.overlaps(utt.start_sample, utt.end_sample):
+                self._finish(Heard(utt, speech_end_at, dropped="self_voice"))
+                continue
+            try:
+                self._work.put_nowait((utt, speech_end_at))
+            except queue.Full:
+                log.warning("mic.busy", reason="the recognizer is behind; utterance dropped",
+                            seconds=round(utt.seconds, 2), waiting=self._work.qsize())
+                self._finish(Heard(utt, speech_end_at, dropped="busy"))
+
+    def _arrival_of(self, sample: int) -> float:
+        """When the block holding ``sample`` arrived (the moment the node could know of it)."""
+        ends = [end for end, _ in self._arrivals]
+        i = bisect.bisect_left(ends, sample)
+        return self._arrivals[min(i, len(self._arrivals) - 1)][1] if self._arrivals else time.time()
+
+    # -- recognizer thread ----------------------------------------------------------------
+
+    def _recognize_loop(self) -> None:
+        while True:
+            item = self._work.get()
+            if item is None:
+                return
+            utt, speech_end_at = item
+            heard = Heard(utt, speech_end_at)
+            try:
+                heard.transcript = self.recognizer.transcribe(utt.samples)
+            except Exception as exc:  # an engine failure costs this utterance, not the node
+                log.error("mic.recognizer_failed", engine=getattr(self.recognizer, "name", "?"), error=repr(exc),
+                          exc_info=True)
+                heard.dropped = "error"
+                self._finish(heard)
+                continue
+            self._publish(heard)
+
+    def _publish(self, heard: Heard) -> None:
+        transcript = heard.transcript
+        assert transcript is not None
+        text = transcript.text.strip()
+        if not text:
+            heard.dropped = "empty"
+        elif transcript.confidence < self.options.min_confidence:
+            heard.dropped = "low_confidence"
+        if heard.dropped:
+            self._finish(heard)
+            return
+        perception = Perception(title=self.options.title, body=text, format="text", to=self.options.to,
+                                sender=self.bus.node_id)
+        self._pending = [p for p in self._pending if not p.is_published()][-64:]
+        self._pending.append(self.bus.publish(perception))
+        heard.perception, heard.published_at = perception, time.time()
+        self._finish(heard)
+
+    def _finish(self, heard: Heard) -> None:
+        key = heard.dropped or "published"
+        with self._record:
+            self.counts[key] += 1
+            self.heard.append(heard)
+            del self.heard[:-256]
+        t = heard.transcript
+        log.info("mic.heard", outcome=key, text=t.text if t else None, via=t.via if t else None,
+                 confidence=round(t.confidence, 2) if t else None, seconds=round(heard.utterance.seconds, 2),
+                 rtf=round(t.real_time_factor or 0.0, 3) if t else None)
+        if self.on_heard is not None:
+            try:
+                self.on_heard(heard)
+            except Exception as exc:  # an observer's bug must not stop the node
+                log.error("mic.observer_failed", error=repr(exc))
+
+
+# ------------------------------------------------------------------------------- runner
+
+
+def default_node_id(source: str | int | None) -> str:
+    """``mic-default``, ``mic-usb``, ``mic-hello`` (from hello.wav): stable across restarts."""
+    text = "default" if source in (None, "") else str(source).strip()
+    text = Path(text).stem if text.lower().endswith((".wav", ".wave")) else text
+    slug = re.sub(r"[^a-z0-9]+", "-", text.lower()).strip("-")[:40]
+    return f"mic-{slug or 'default'}"
+
+
+class _StatusBoard:
+    """Merges source states and node counters into the bus's retained status. The source's own
+    end (``ended``/``stopped``) is left to the runner, which reports it once the last utterance
+    has been recognized, with the final counts."""
+
+    def __init__(self, bus: Bus, **base: Any):
+        self.bus, self.fields = bus, dict(base)
+
+    def source_state(self, state: str | None, **details: Any) -> None:
+        if state not in ("ended", "stopped"):
+            self(state, **details)
+
+    def __call__(self, state: str | None, **details: Any) -> None:
+        if state is not None:
+            for transient in ("reason", "retry_in_s", "attempt", "rate", "channels"):
+                self.fields.pop(transient, None)
+            self.fields["mic"] = state
+        self.fields.update({k: v for k, v in details.items() if v is not None})
+        self.bus.set_status("online", **self.fields)
+
+
+def run_mic(source: str | int | None, broker: BrokerAddress | str = BrokerAddress(), namespace: str | None = None,
+            companion_id: str | None = None, *, companions: Sequence[Any] = (), recognizer: str | Recognizer = "pocketsphinx",
+            phrases: Sequence[str] = (), vad: str = "energy", segmenter: SegmenterConfig | None = None,
+            options: MicOptions | None = None, node_id: str | None = None, speed: float = 1.0,
+            duration_s: float | None = None, refresh_devices: bool = True, stop: threading.Event | None = None,
+            on_heard: Callable[[Heard], None] | None = None, bus_timeout_s: float = 30.0) -> int:
+    """``companion run mic --source SRC``: run until a WAV source ends, or SIGINT/SIGTERM (or ``stop``).
+
+    ``companions`` feed the recognizer's phrase grammar (names, actions, examples);
+    ``companion_id`` is where perceptions go (``all`` when None). Exit status 0 when it
+    ended or was stopped, 1 when the broker, the recognizer or the source cannot be used
+    (the reason is printed and left in the retained status).
+    """
+    options = options or MicOptions(to=companion_id or "all")
+    node_id = node_id or default_node_id(source)
+    try:
+        bus = Bus(node_id, "mic", broker, namespace=namespace).connect(bus_timeout_s)
+    except BusError as exc:
+        print(f"companion run mic: {exc}", file=sys.stderr)
+        return 1
+    board = _StatusBoard(bus, source=str(source if source not in (None, "") else "default"))
+    stop, restore = _stop_event(stop)
+    try:
+        board("starting", reason="loading the speech recognizer")
+        try:
+            engine = recognizer if not isinstance(recognizer, str) else make_recognizer(recognizer, companions, phrases)
+            board.fields["recognizer"] = engine.name
+            audio = open_source(source, speed=speed, duration_s=duration_s, on_status=board.source_state,
+                                refresh_devices=refresh_devices)
+            seg = Segmenter(make_vad(vad), segmenter or SegmenterConfig())
+        except (RecognizerError, SourceError, ValueError) as exc:
+            board("failed", reason=str(exc))
+            print(f"companion run mic: {exc}", file=sys.stderr)
+            return 1
+        node = MicNode(bus, audio, engine, options, segmenter=seg, on_heard=on_heard, on_status=board)
+        node.subscribe()
+        board("listening" if audio.name.startswith("wav:") else "opening", **node.progress())
+        node.run(stop)
+        board("stopped" if stop.is_set() else "ended", **node.progress())
+        return 0
+    finally:
+        restore()
+        bus.close()
+
+
+def _stop_event(stop: threading.Event | None) -> tuple[threading.Event, Callable[[], None]]:
+    """The caller's stop event, or one set by SIGINT/SIGTERM (main thread only)."""
+    if stop is not None or threading.current_thread() is not threading.main_thread():
+        return stop or threading.Event(), lambda: None
+    event = threading.Event()
+    previous = {sig: signal.signal(sig, lambda *_: event.set()) for sig in (signal.SIGINT, signal.SIGTERM)}
+    return event, lambda: [signal.signal(sig, handler) for sig, handler in previous.items()]  # type: ignore[func-returns-value]

@@ -1,0 +1,200 @@
+"""Speech recognition behind one small interface: 16 kHz int16 in, ``Transcript`` out.
+
+``PocketsphinxRecognizer`` is the zero-download default (the wheel carries an en-US
+acoustic model, dictionary and general language model). Its general LM mishears the
+short commands a companion hears most, while a grammar of the phrases the companion
+knows (see ``phrases.py``) decodes those exactly, but forces everything else into one
+of its phrases. So in ``hybrid`` mode (the default) every utterance is decoded both
+ways and the grammar's answer is kept only when it is a whole phrase AND explains the
+audio almost as well as the free LM does: the gap between the two best paths' acoustic
+log-likelihoods, per 10 ms frame, must stay under ``margin``. Out-of-grammar speech
+("i had a sandwich for lunch") lands far from every phrase and goes out as the LM heard
+it. ``grammar`` mode trusts the grammar unless it finds no whole phrase; ``lm`` mode
+never uses it. ``bench/mic.py`` measures all three.
+
+faster-whisper and vosk are used when installed and given a local model (``stt_engines``).
+"""
+
+from __future__ import annotations
+
+import math
+import threading
+import time
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Protocol, runtime_checkable
+
+import numpy as np
+
+from edge.log import get_logger
+from edge.perception.phrases import GrammarError, PhraseGrammar, grammar_for
+
+log = get_logger(__name__)
+
+SAMPLE_RATE = 16000
+POCKETSPHINX_HINT = "pip install pocketsphinx"
+MODES = ("hybrid", "grammar", "lm")
+_FILLERS = ("<s>", "</s>", "<sil>", "[NOISE]", "++", "(NULL)")
+
+
+class RecognizerError(RuntimeError):
+    """A recognizer could not be built (engine or model missing); the message says what to do."""
+
+
+@dataclass(frozen=True)
+class Transcript:
+    """What was said. ``via`` says which path produced it (``grammar``, ``lm``, an engine name)."""
+
+    text: str
+    confidence: float
+    engine: str = ""
+    via: str = ""
+    seconds: float = 0.0        # compute time
+    audio_seconds: float = 0.0  # length of the audio it heard
+
+    @property
+    def real_time_factor(self) -> float | None:
+        return self.seconds / self.audio_seconds if self.audio_seconds > 0 else None
+
+
+@runtime_checkable
+class Recognizer(Protocol):
+    """One utterance in, one transcript out; implementations may keep state between calls."""
+
+    name: str
+
+    def transcribe(self, pcm16k: np.ndarray) -> Transcript: ...
+
+
+def check_pcm(pcm16k: Any) -> np.ndarray:
+    """A 1-D int16 array, or a ValueError naming what the caller passed instead."""
+    arr = np.asarray(pcm16k)
+    if arr.ndim == 2 and 1 in arr.shape:
+        arr = arr.reshape(-1)
+    if arr.ndim != 1:
+        raise ValueError(f"speech recognition wants mono 16 kHz int16 samples, got an array of shape {arr.shape}")
+    if arr.dtype != np.int16:
+        raise ValueError(f"speech recognition wants int16 samples, got {arr.dtype} "
+                         "(scale float audio by 32767 and convert)")
+    return arr
+
+
+@dataclass(frozen=True)
+class _Pass:
+    text: str
+    acoustic: float | None  # ln-likelihood of the best path's audio; None when it underflowed
+    prob: float
+    frames: int
+
+
+class PocketsphinxRecognizer:
+    """pocketsphinx with a phrase grammar and the general LM; see the module docstring."""
+
+    def __init__(self, companions: Iterable[Any] = (), phrases: Sequence[str] = (), *,
+                 mode: str = "hybrid", margin: float = 1.2, model_dir: str | Path | None = None):
+        if mode not in MODES:
+            raise RecognizerError(f"unknown pocketsphinx mode {mode!r}: expected one of {', '.join(MODES)}")
+        try:
+            from pocketsphinx import Decoder, get_model_path
+        except ImportError as exc:
+            raise RecognizerError(f"pocketsphinx is not installed ({exc}); install it: {POCKETSPHINX_HINT}") from exc
+        base = Path(model_dir) if model_dir is not None else Path(get_model_path())
+        files = {"hmm": base / "en-us" / "en-us", "lm": base / "en-us" / "en-us.lm.bin",
+                 "dict": base / "en-us" / "cmudict-en-us.dict"}
+        for key, path in files.items():
+            if not path.exists():
+                raise RecognizerError(f"pocketsphinx model file missing: {path} ({key}); reinstall: {POCKETSPHINX_HINT}")
+        started = time.perf_counter()
+        self._decoder = Decoder(hmm=str(files["hmm"]), lm=str(files["lm"]), dict=str(files["dict"]),
+                                loglevel="FATAL")
+        self.mode = mode
+        self.margin = margin
+        self.name = f"pocketsphinx:{mode}"
+        self._lock = threading.Lock()
+        self.grammar: PhraseGrammar | None = None
+        if mode != "lm":
+            try:
+                self.grammar = grammar_for(list(companions), phrases, known_word=self.knows)
+                self._decoder.add_jsgf_string("phrases", self.grammar.text)
+            except (GrammarError, ValueError, RuntimeError) as exc:
+                raise RecognizerError(f"cannot build the phrase grammar: {exc}") from exc
+        log.info("stt.ready", engine=self.name, load_s=round(time.perf_counter() - started, 2),
+                 phrases=len(self.grammar.phrases) if self.grammar else 0,
+                 dropped=len(self.grammar.dropped) if self.grammar else 0)
+
+    def knows(self, word: str) -> bool:
+        """Whether the pronunciation dictionary has the word (a grammar may only use those)."""
+        return self._decoder.lookup_word(word) is not None
+
+    def transcribe(self, pcm16k: np.ndarray) -> Transcript:
+        pcm = check_pcm(pcm16k)
+        audio_s = len(pcm) / SAMPLE_RATE
+        started = time.perf_counter()
+        if len(pcm) < SAMPLE_RATE // 10:  # under 100 ms: nothing a decoder can use
+            return Transcript("", 0.0, self.name, "", 0.0, audio_s)
+        raw = pcm.tobytes()
+        with self._lock:
+            text, confidence, via = self._recognize(raw)
+        return Transcript(text, confidence, self.name, via, time.perf_counter() - started, audio_s)
+
+    def _recognize(self, raw: bytes) -> tuple[str, float, str]:
+        if self.mode == "lm" or self.grammar is None:
+            free = self._pass("_default", raw)
+            return free.text, free.prob if free.text else 0.0, "lm"
+        fixed = self._pass("phrases", raw)
+        whole = self.grammar.complete(fixed.text)
+        if self.mode == "grammar" and whole:
+            return fixed.text, 1.0, "grammar"
+        free = self._pass("_default", raw)
+        if self.mode == "hybrid" and whole and fixed.acoustic is not None and free.acoustic is not None:
+            gap = (free.acoustic - fixed.acoustic) / max(fixed.frames, 1)
+            log.debug("stt.gap", grammar=fixed.text, lm=free.text, gap=round(gap, 3), margin=self.margin)
+            if gap <= self.margin:
+                return fixed.text, max(0.5, 1.0 - 0.5 * max(gap, 0.0) / self.margin), "grammar"
+        return free.text, free.prob if free.text else 0.0, "lm"
+
+    def _pass(self, search: str, raw: bytes) -> _Pass:
+        d = self._decoder
+        d.activate_search(search)
+        d.start_utt()
+        d.process_raw(raw, full_utt=True)
+        d.end_utt()
+        hyp = d.hyp()
+        segments = list(d.seg() or [])
+        acoustic: float | None = 0.0
+        # the final </s> repeats the score of the word before it; leave it out
+        for seg in segments[:-1] if segments and segments[-1].word == "</s>" else segments:
+            if seg.ascore <= 0.0:  # the likelihood underflowed a double: no comparison possible
+                acoustic = None
+                break
+            acoustic += math.log(seg.ascore)
+        words = [w for w in (hyp.hypstr.split() if hyp is not None else []) if not w.startswith(_FILLERS)]
+        return _Pass(" ".join(words), acoustic if segments else None,
+                     float(hyp.prob) if hyp is not None else 0.0, d.n_frames())
+
+
+def parse_spec(spec: str) -> tuple[str, str]:
+    kind, _, arg = spec.strip().partition(":")
+    return kind.strip().lower(), arg.strip()
+
+
+def make_recognizer(spec: str = "pocketsphinx", companions: Iterable[Any] = (),
+                    phrases: Sequence[str] = ()) -> Recognizer:
+    """Build a recognizer from a spec string.
+
+    ``pocketsphinx`` / ``pocketsphinx:hybrid|grammar|lm`` (the companions and extra phrase
+    templates feed the grammar), ``whisper:MODEL_DIR`` (faster-whisper, a local CTranslate2
+    model folder), ``vosk:MODEL_DIR``. Nothing is downloaded: a model must be on disk.
+    """
+    kind, arg = parse_spec(spec)
+    if kind in ("pocketsphinx", "sphinx", ""):
+        return PocketsphinxRecognizer(companions, phrases, mode=arg or "hybrid")
+    if kind in ("whisper", "faster-whisper", "faster_whisper"):
+        from edge.perception.stt_engines import WhisperRecognizer
+        return WhisperRecognizer(arg)
+    if kind == "vosk":
+        from edge.perception.stt_engines import VoskRecognizer
+        return VoskRecognizer(arg)
+    raise RecognizerError(f"unknown speech recognizer {spec!r}: expected pocketsphinx[:hybrid|grammar|lm], "
+                          "whisper:MODEL_DIR or vosk:MODEL_DIR")
