@@ -114,6 +114,10 @@ class EmbeddedProvider:
         except Exception as exc:
             raise ProviderError("E1001", f"llama.cpp could not load {path} ({size_mb:.0f} MB): {exc} "
                                          f"(is it a GGUF model, and does n_ctx={n_ctx} fit in memory?)") from None
+        # One token through llama.cpp's task queue: it returns only once the server's loop runs.
+        # Freeing the server before that loop has started hangs its destructor forever (a race in
+        # xllamacpp: the stop signal is lost), which would hang `close()` and so every shutdown.
+        self._server.handle_completions({"prompt": "hi", "n_predict": 1})
         self.load_s = time.perf_counter() - started
         log.info("llm.loaded", model=self.model, seconds=round(self.load_s, 3), threads=threads,
                  n_ctx=n_ctx, grammar="llguidance" if self._llguidance else "gbnf")
