@@ -24,6 +24,8 @@ from edge.protocol.payloads import Action, ActionError, ActionResult, Estop, Pay
 
 log = get_logger(__name__)
 
+STOP_ACTION = "stop"  # always understood by every body, whether or not a companion file declares it
+
 
 class ActionFailure(Exception):
     """An executor's way to fail an action; ``code`` is short and machine-readable."""
@@ -83,6 +85,9 @@ class BodyNode:
                 log.info("action.duplicate", id=action.id, name=action.name)
                 return
             self._seen.append(action.id)
+        if action.name == STOP_ACTION:
+            self._stop_now(action)
+            return
         if self.estop_engaged:
             self._finish(action, time.time(), ActionError("estop_engaged", "emergency stop is engaged; action refused"))
             return
@@ -90,6 +95,22 @@ class BodyNode:
             self._queue.put_nowait(action)
         except queue.Full:
             self._finish(action, time.time(), ActionError("body_busy", f"body queue full ({self._queue.maxsize} actions)"))
+
+    def _stop_now(self, action: Action) -> None:
+        """``stop`` jumps the queue: the current action (motion, speech) is cut, the waiting ones
+        are dropped with a ``cancelled`` result, and the stop itself succeeds at once."""
+        started = time.time()
+        self._cancel.set()
+        self.executor.stop()
+        while True:
+            try:
+                waiting = self._queue.get_nowait()
+            except queue.Empty:
+                break
+            if waiting is not None:
+                self._finish(waiting, started, ActionError("cancelled", "dropped by a stop action"))
+        self.timeline.record("stop", id=action.id, by=action.sender)
+        self._finish(action, started, None)
 
     def _on_invalid_action(self, topic: str, error: PayloadError, raw: bytes) -> None:
         """Answer a broken action with a failed result when it carries an id we can answer to."""

@@ -128,3 +128,28 @@ def test_estop_halts_a_move_and_refuses_new_actions(body, brain_bus, pip):
     again = Action(name="look", params={"x": 0.1, "y": 0, "z": 1}, sender=pip.id)
     bus.publish(again)
     assert _result_for(results, again.id).ok
+
+
+def test_stop_cuts_the_current_action_and_drops_the_queue(body, brain_bus, pip):
+    node, sim = body
+    sim.config.move_speed = 0.2  # a 0.5 m move takes 2.5 s
+    bus, results = brain_bus
+    move = Action(name="move", params={"x": 0.5, "y": 0, "z": 0}, sender=pip.id)
+    queued = Action(name="look", params={"x": 1, "y": 0, "z": 1}, sender=pip.id)
+    stop = Action(name="stop", params={}, sender=pip.id)
+    bus.publish(move)
+    bus.publish(queued)
+    time.sleep(0.4)
+    bus.publish(stop)
+    got: dict = {}
+    deadline = time.time() + 5
+    while len(got) < 3 and time.time() < deadline:
+        r = results.get(timeout=5)
+        got[r.id] = r
+    assert got[stop.id].ok
+    assert got[move.id].error.code == "cancelled" and got[queued.id].error.code == "cancelled"
+    assert "stop" in got[queued.id].error.message
+    assert 0.0 < sim.pose.position[0] < 0.5 and sim.pose.gaze == (0.0, 0.0, 1.0)
+    after = Action(name="look", params={"x": 0.2, "y": 0, "z": 1}, sender=pip.id)
+    bus.publish(after)
+    assert _result_for(results, after.id).ok  # stop is not a latch: the body goes on afterwards
