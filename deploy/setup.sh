@@ -13,7 +13,9 @@ extras="sim"
 apt_packages=(mosquitto libportaudio2 espeak-ng)
 if [[ "${1:-}" == "--test" ]]; then
   extras="test"
-  apt_packages+=(alsa-utils opencv-doc)  # opencv-doc: the sample videos and images the camera tests use
+  # opencv-doc: the camera tests' sample videos and images; systemd and cloud-init: the deploy
+  # tests run `systemd-analyze verify` on our units and `cloud-init schema` on user-data
+  apt_packages+=(alsa-utils opencv-doc systemd cloud-init)
 fi
 
 say() { printf '\033[1m==> %s\033[0m\n' "$*" >&2; }

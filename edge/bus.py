@@ -14,6 +14,7 @@ What a node gets from ``Bus`` without thinking about it:
 
 from __future__ import annotations
 
+import os
 import socket
 import threading
 import time
@@ -75,9 +76,20 @@ class Bus:
         self.client.on_disconnect = self._on_disconnect
         self.client.on_message = self._on_message
         self.client.on_socket_open = self._on_socket_open
+        self._credentials_from_env()
         if announce:
             offline = self._status("offline")
             self.client.will_set(offline.topic(self.namespace), offline.encode(), qos=1, retain=True)
+
+    def _credentials_from_env(self) -> None:
+        """A broker with accounts (deploy/mosquitto/lan.conf): each node's systemd unit puts its
+        login in COMPANION_MQTT_USERNAME / _PASSWORD, and a CA file for TLS in _CAFILE."""
+        user = os.environ.get("COMPANION_MQTT_USERNAME")
+        if user:
+            self.client.username_pw_set(user, os.environ.get("COMPANION_MQTT_PASSWORD"))
+        cafile = os.environ.get("COMPANION_MQTT_CAFILE")
+        if cafile:
+            self.client.tls_set(ca_certs=cafile)
 
     # -- lifecycle -------------------------------------------------------------------------
 
@@ -165,7 +177,9 @@ class Bus:
 
     def _on_connect(self, client, userdata, flags, reason_code, properties) -> None:
         if reason_code.is_failure:
-            log.warning("bus.refused", node=self.node_id, broker=str(self.broker), reason=str(reason_code))
+            hint = "check COMPANION_MQTT_USERNAME/PASSWORD (on a device: /etc/companion/mqtt/<node>.env)" \
+                if "auth" in str(reason_code).lower() or "password" in str(reason_code).lower() else ""
+            log.warning("bus.refused", node=self.node_id, broker=str(self.broker), reason=str(reason_code), hint=hint)
             return
         with self._lock:
             patterns = sorted({(s.pattern, s.qos) for s in self._subs})

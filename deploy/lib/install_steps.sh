@@ -1,0 +1,252 @@
+# shellcheck shell=bash
+# Steps 5-9 of deploy/install.sh: models and GPU, configuration, udev, units, check and enable.
+
+models_and_gpu() {
+  step 5/9 "models"
+  if [[ $MODELS == "-" ]]; then
+    MODELS=$(profile_models "$PROFILE")
+    if ((GPU_YOLO)); then MODELS+=" yolo11n"; fi   # the .pt and its exports, with Ultralytics
+  fi
+  info "the embedded LLM (SmolLM2) and the piper voice came with the Python packages"
+  local companion="$VENV/bin/companion" known="" name
+  if [[ -n $MODELS ]]; then
+    if sys_ok && ! known=$("$companion" models list 2>/dev/null); then
+      warn "this version has no \`companion models\`: not fetched: $MODELS"
+    else
+      for name in $MODELS; do
+        if sys_ok && ! grep -qw -- "$name" <<<"$known"; then warn "$name is not in the model manifest: skipped"; continue; fi
+        local formats=()   # with GPU YOLO, the TensorRT engine is built here, for this GPU
+        if [[ $name == yolo11n ]] && ((GPU_YOLO)); then formats=(--export "onnx,engine"); fi
+        sys runuser -u companion -- env HOME="$STATE" COMPANION_MODELS_DIR="$STATE/models" \
+          "$companion" models fetch "$name" "${formats[@]}"
+      done
+    fi
+  fi
+  [[ $PROFILE == jetson ]] || return 0
+
+  info "Jetson: the LLM runs on the GPU through Ollama ($OLLAMA_MODEL)"
+  if command -v ollama >/dev/null; then
+    info "ollama is installed: $(ollama --version 2>/dev/null | head -n1)"
+  else
+    # Ollama's installer recognises JetPack and installs its CUDA build and ollama.service
+    sys bash -c "curl -fsSL https://ollama.com/install.sh | sh"
+  fi
+  if sys_ok; then wait_for_ollama; fi
+  sys ollama pull "$OLLAMA_MODEL"
+  if ((GPU_YOLO)); then
+    info "GPU YOLO: torch from $TORCH_INDEX and Ultralytics are in the venv; yolo11n's TensorRT engine"
+    info "was built above for this GPU (docs/jetson.md)"
+  elif ((JETSON_TRT)); then
+    info "GPU YOLO: not selected; pass --torch-index URL (NVIDIA's torch for $(jetpack_name), docs/jetson.md)"
+  else
+    warn "GPU YOLO: JetPack's TensorRT Python bindings do not match $PYTHON; the camera runs YOLO on the"
+    warn "CPU (ONNX) while the LLM uses the GPU. JetPack 7 has both; see docs/jetson.md"
+  fi
+}
+
+# wait_for_ollama: its service takes a moment after the installer starts it
+wait_for_ollama() {
+  local i
+  for i in $(seq 30); do
+    ollama list >/dev/null 2>&1 && return 0
+    ((i == 1)) && info "waiting for the Ollama service to answer..."
+    sleep 1
+  done
+  die "Ollama does not answer after 30 s" "sudo systemctl status ollama; journalctl -u ollama"
+}
+
+configuration() {
+  step 6/9 "configuration in $ETC"
+  put_dir "$ETC" 0750 root:companion
+  put_dir "$ETC/companions" 0750 root:companion
+  local f tmp robot_src
+  for f in "$SRC"/companions/*.json; do
+    [[ $(basename "$f") == schema.json ]] && continue
+    put_new_file "$f" "$ETC/companions/$(basename "$f")" 0640 root:companion
+  done
+
+  # robot.toml: paths in the shipped examples are relative to deploy/; here the companions sit beside it
+  [[ -z $ROBOT_CONFIG || -r $ROBOT_CONFIG ]] || die "--config $ROBOT_CONFIG: no such file" "give the path of a robot.toml"
+  robot_src=$(tmpfile)
+  sed -e 's#"\.\./companions/#"companions/#g' "${ROBOT_CONFIG:-$SRC/deploy/robot.example.toml}" >"$robot_src"
+  if [[ -z $ROBOT_CONFIG ]]; then
+    sed -i "s#^provider = \"embedded\" #provider = \"$(profile_provider "$PROFILE")\"#" "$robot_src"
+  fi
+  if [[ -n $ROBOT_CONFIG ]]; then
+    if [[ -f $ROOT$ETC/robot.toml ]] && ! cmp -s "$robot_src" "$ROOT$ETC/robot.toml" && ((!DRY_RUN)); then
+      cp -p "$ROOT$ETC/robot.toml" "$ROOT$ETC/robot.toml.bak"
+      info "previous robot.toml saved as robot.toml.bak"
+    fi
+    put_file "$robot_src" "$ETC/robot.toml" 0640 root:companion
+  else
+    put_new_file "$robot_src" "$ETC/robot.toml" 0640 root:companion
+  fi
+
+  if [[ ! -e $ROOT$ETC/companion.env ]]; then
+    tmp=$(tmpfile)
+    companion_env >"$tmp"
+    put_file "$tmp" "$ETC/companion.env" 0640 root:companion
+  else
+    info "kept $ETC/companion.env (yours: never overwritten)"
+  fi
+
+  # the robot's topic namespace, for the broker's ACL
+  local robot; robot=$ROOT$ETC/robot.toml
+  [[ -f $robot ]] || robot=$robot_src
+  NS=$("$PYTHON" -c 'import sys, tomllib; print(tomllib.load(open(sys.argv[1], "rb")).get("broker", {}).get("namespace", ""))' \
+       "$robot" 2>/dev/null || true)
+  [[ $NS =~ ^[A-Za-z0-9_./-]*$ ]] || die "robot.toml: broker.namespace \"$NS\" has characters a topic prefix cannot have" \
+    "use letters, digits, '_', '-', '.' and '/' (e.g. robot1)"
+  NS_PREFIX=${NS:+$NS/}
+  mosquitto_config
+}
+
+# companion.env: secrets and per-machine settings for the units (EnvironmentFile=)
+companion_env() {
+  cat <<EOF
+# companion-edge services read this file (systemd EnvironmentFile=); keep it 0640 root:companion.
+# After a change: sudo systemctl restart companion.target
+
+# the HTTP/WebSocket gateway's bearer token (generated at install)
+COMPANION_GATEWAY_TOKEN=$(od -An -N24 -tx1 /dev/urandom | tr -d ' \n')
+# COMPANION_GATEWAY_HOST=0.0.0.0      # open the gateway to the LAN (default 127.0.0.1)
+
+# remote LLM providers, when robot.toml's [brain] provider names one
+# OPENAI_API_KEY=
+# ANTHROPIC_API_KEY=
+# GEMINI_API_KEY=
+
+# camera and microphone
+# COMPANION_CAMERA_SOURCE=0           # /dev/video0; or a stream URL
+# COMPANION_CAMERA_DETECTOR=haar,hog  # or yolo:yolo11n.onnx
+# COMPANION_CAMERA_ARGS=--track       # turn the head toward faces
+# COMPANION_MIC_SOURCE=default
+EOF
+}
+
+MQTT_ACCOUNTS="brain body camera mic gateway registry mcp estop observer"
+
+mosquitto_config() {
+  put_dir "$ETC/mosquitto" 0750 root:mosquitto
+  put_dir "$ETC/mosquitto/conf.d" 0750 root:mosquitto
+  local tmp; tmp=$(tmpfile)
+  if ((LAN)); then render "$SRC/deploy/mosquitto/lan.conf" >"$tmp"; else render "$SRC/deploy/mosquitto/mosquitto.conf" >"$tmp"; fi
+  put_file "$tmp" "$ETC/mosquitto/mosquitto.conf" 0640 root:mosquitto
+  ((LAN)) || return 0
+
+  local bus_py
+  bus_py=$("$VENV/bin/python" -c 'import edge.bus; print(edge.bus.__file__)' 2>/dev/null || true)
+  if [[ -n $bus_py ]] && ! grep -q COMPANION_MQTT_USERNAME "$bus_py"; then
+    warn "--lan: the nodes of this companion-edge version cannot log in to the broker yet (no"
+    warn "COMPANION_MQTT_USERNAME support in edge/bus.py); the broker will refuse them until they can"
+  fi
+  render "$SRC/deploy/mosquitto/acl.template" >"$tmp"
+  put_file "$tmp" "$ETC/mosquitto/acl" 0640 root:mosquitto
+  command -v mosquitto_passwd >/dev/null || ((DRY_RUN)) || die "mosquitto_passwd is missing" "apt-get install mosquitto"
+  put_dir "$ETC/mqtt" 0750 root:companion
+  local passwd account env password
+  passwd=$ROOT$ETC/mosquitto/passwd
+  for account in $MQTT_ACCOUNTS; do
+    env=$ROOT$ETC/mqtt/$account.env
+    if ((DRY_RUN)); then
+      if [[ -f $env ]]; then info "kept MQTT account $account"; else info "would create MQTT account $account ($ETC/mqtt/$account.env)"; fi
+      continue
+    fi
+    if [[ ! -f $env ]]; then
+      password=$(od -An -N18 -tx1 /dev/urandom | tr -d ' \n')
+      printf 'COMPANION_MQTT_USERNAME=%s\nCOMPANION_MQTT_PASSWORD=%s\n' "$account" "$password" >"$env"
+      _own "$env" 0640 root:companion
+      info "created MQTT account $account ($ETC/mqtt/$account.env)"
+    fi
+    password=$(sed -n 's/^COMPANION_MQTT_PASSWORD=//p' "$env")
+    if [[ ! -f $passwd ]] || ! grep -q "^$account:" "$passwd" || [[ $env -nt $passwd ]]; then
+      [[ -f $passwd ]] || { : >"$passwd"; _own "$passwd" 0640 root:mosquitto; }
+      mosquitto_passwd -b "$passwd" "$account" "$password"
+    fi
+  done
+}
+
+udev_rules() {
+  step 7/9 "udev rules for servo adapters"
+  put_file "$SRC/deploy/udev/99-companion-servo.rules" /etc/udev/rules.d/99-companion-servo.rules 0644
+  sys udevadm control --reload
+  sys udevadm trigger --subsystem-match=tty --action=add
+}
+
+systemd_units() {
+  step 8/9 "systemd units (installed, not yet enabled)"
+  local unit tmp staged=()
+  for unit in $ALL_UNITS; do
+    tmp=$(tmpfile)
+    render "$SRC/deploy/systemd/companion-$unit.service" >"$tmp"
+    put_file "$tmp" "/etc/systemd/system/companion-$unit.service" 0644
+    staged+=("$ROOT/etc/systemd/system/companion-$unit.service")
+  done
+  tmp=$(tmpfile)
+  render "$SRC/deploy/systemd/companion.target" >"$tmp"
+  put_file "$tmp" /etc/systemd/system/companion.target 0644
+  if ((DRY_RUN)) || ! command -v systemd-analyze >/dev/null; then
+    info "not verified (dry run, or no systemd-analyze)"
+  elif [[ ! -x $VENV/bin/companion ]]; then
+    info "not verified: $VENV/bin/companion does not exist yet"
+  else
+    local out
+    out=$(systemd-analyze verify "${staged[@]}" "$ROOT/etc/systemd/system/companion.target" 2>&1) ||
+      die "the unit files do not verify: $out" "report this; nothing was enabled"
+    if [[ -n $out ]]; then warn "systemd-analyze verify: $out"; else info "systemd-analyze verify: ok"; fi
+  fi
+  sys systemctl daemon-reload
+}
+
+check_and_enable() {
+  step 9/9 "check each node's configuration, then enable"
+  ENABLE=() SKIPPED=()
+  local unit state message fix
+  if ((DRY_RUN)) || [[ ! -x $VENV/bin/python ]]; then
+    info "would check the configuration of: $UNITS"
+    for unit in $UNITS; do ENABLE+=("$unit"); done
+  else
+    # shellcheck disable=SC2086  # UNITS is a list of words
+    while IFS=$'\t' read -r unit state message fix; do
+      case $state in
+        ok) info "ok    $unit: $message"; ENABLE+=("$unit") ;;
+        warn) warn "$unit: $message${fix:+ (fix: $fix)}"; ENABLE+=("$unit") ;;
+        *) warn "not enabled: $unit: $message"; [[ -n $fix ]] && info "      fix: $fix"
+           SKIPPED+=("$unit") ;;
+      esac
+    done < <("$VENV/bin/python" "$SRC/deploy/lib/unit_checks.py" --root "${ROOT:-/}" --dev "$DEV" $UNITS)
+  fi
+  local names=() off=()
+  for unit in "${ENABLE[@]}"; do names+=("companion-$unit.service"); done
+  for unit in $ALL_UNITS; do [[ " ${ENABLE[*]} " == *" $unit "* ]] || off+=("companion-$unit.service"); done
+  if [[ " ${ENABLE[*]} " == *" broker "* ]] && { ! sys_ok || systemctl is-enabled -q mosquitto.service 2>/dev/null; }; then
+    sys systemctl disable --now mosquitto.service   # the distribution's broker would hold port 1883
+  fi
+  if sys_ok; then
+    if ! systemctl enable companion.target "${names[@]}"; then
+      systemctl disable "${names[@]}" >/dev/null 2>&1 || true
+      die "systemctl enable failed; the units of this run were disabled again" "see the message above, then rerun"
+    fi
+    ENABLED=1
+    info "enabled: companion.target ${names[*]}"
+    for unit in "${off[@]}"; do
+      if systemctl is-enabled -q "$unit" 2>/dev/null; then sys systemctl disable --now "$unit"; fi
+    done
+  else
+    sys systemctl enable companion.target "${names[@]}"
+  fi
+  if ((!NO_START)); then
+    sys systemctl restart companion.target || warn "not every unit started: systemctl status 'companion-*'"
+  fi
+}
+
+summary() {
+  printf '\n%s==> done%s (%s profile%s)\n' "$B" "$N" "$PROFILE" "$( ((DRY_RUN)) && echo ', dry run: nothing was changed')"
+  info "$( ((DRY_RUN)) || [[ -n $ROOT ]] && echo "would enable" || echo "enabled"): ${ENABLE[*]:-none}"
+  ((${#SKIPPED[@]})) && info "not enabled: ${SKIPPED[*]} (the reasons are above; fix them and rerun)"
+  info "logs:    journalctl -u 'companion-*' -f"
+  info "check:   sudo -u companion $VENV/bin/companion doctor --config $ETC/robot.toml"
+  info "talk:    $VENV/bin/companion perceive input \"hello\""
+  ((LAN)) && info "LAN broker accounts: $ETC/mqtt/*.env (give estop.env to an emergency-stop panel)"
+  return 0
+}

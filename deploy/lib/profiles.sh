@@ -1,0 +1,67 @@
+# shellcheck shell=bash
+# What each install profile brings: apt packages, Python extras, systemd units, models.
+#   minimal   broker, body and brain: a talking, moving companion on the embedded LLM
+#   standard  + registry, camera, microphone and the HTTP/WebSocket gateway (the default)
+#   jetson    standard + Ollama with CUDA as the LLM, and GPU (TensorRT) YOLO where the
+#             JetPack allows it (docs/jetson.md); chosen by default on a Jetson
+
+PROFILES="minimal standard jetson"
+ALL_UNITS="registry broker body brain camera mic gateway mcp"   # the seed's start order first
+
+# apt packages: mosquitto (the broker), libportaudio2 (sounddevice), espeak-ng (fallback voice),
+# alsa-utils (aplay/arecord: what `companion doctor` suggests), python3-venv (the venv)
+profile_apt() {
+  local pkgs="mosquitto mosquitto-clients libportaudio2 espeak-ng alsa-utils ca-certificates"
+  case $1 in
+    minimal) ;;
+    standard) pkgs+=" v4l-utils" ;;
+    jetson) pkgs+=" v4l-utils curl" ;;
+  esac
+  printf '%s\n' "$pkgs"
+}
+
+profile_extras() {
+  case $1 in
+    minimal) echo "brain,body" ;;
+    standard | jetson) echo "brain,body,services,camera,mic" ;;
+  esac
+}
+
+profile_units() {
+  case $1 in
+    minimal) echo "broker body brain" ;;
+    standard | jetson) echo "registry broker body brain camera mic gateway" ;;
+  esac
+}
+
+# models fetched with `companion models fetch` (names from models/manifest.toml) into
+# /var/lib/companion/models; the embedded SmolLM2, the piper voice and the pocketsphinx model
+# come from wheels in every profile
+profile_models() {
+  case $1 in
+    minimal) echo "" ;;                        # nothing to download: the smallest install
+    standard) echo "qwen2.5-0.5b-instruct" ;;  # a much better decider than SmolLM2, ~0.4 GB
+    jetson) echo "" ;;                         # the LLM comes from Ollama; yolo11n with GPU YOLO
+  esac
+}
+
+# [brain] provider for a new robot.toml: the fetched model first, SmolLM2 as the fallback
+QWEN_GGUF=/var/lib/companion/models/llm/Qwen2.5-0.5B-Instruct-Q4_K_M.gguf
+profile_provider() {
+  case $1 in
+    jetson) echo "ollama:$OLLAMA_MODEL,embedded" ;;
+    *) # only when the fetch really brought it: a missing file stops the brain at start
+      if [[ " $MODELS " == *" qwen2.5-0.5b-instruct "* ]] && { ((DRY_RUN)) || [[ -f $ROOT$QWEN_GGUF ]]; }; then
+        echo "embedded:$QWEN_GGUF,embedded"
+      else
+        echo embedded
+      fi ;;
+  esac
+}
+
+OLLAMA_MODEL_DEFAULT="qwen2.5:1.5b"   # ~1 GB; answers in well under a second on an Orin's GPU
+
+# the system user's groups: serial adapters, sound, cameras (and the GPU on a Jetson);
+# gpio/i2c/spi exist on a Raspberry Pi and are added where present
+USER_GROUPS="dialout audio video"
+USER_GROUPS_OPTIONAL="gpio i2c spi render"
