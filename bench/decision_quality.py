@@ -9,9 +9,10 @@ brain's defaults (``BrainConfig``: temperature, max_tokens, max_corrections) and
 rounds (params that break the action's schema are fed back, as ``edge.brain.turn`` does).
 Each case is decided ``--repeats`` times, once per seed (1, 2, 3, ...), and checked against
 what a sensible pet would do: a greeting gets a reply that is not a copy of it and says who Pip
-is, "look to your left" looks with x < 0 (and mostly sideways: (-1, -1) is not "left"), a person
-in view is looked at where it is or greeted, "come closer" moves, praise wags or thanks, a
-question is answered rather than repeated, and so on.
+is; "look to your left" looks with x < 0, and mostly sideways ((-1, -1) is not "left"); a
+person in view is looked at where it is or greeted; "come closer" moves; praise wags or thanks;
+a question is answered rather than repeated; and no spoken line says one sentence three times
+or more ("I am Pip! I am Pip! I am Pip! ...").
 
 ``--memory N`` gives the model the brain's conversation window (``BrainConfig.memory_messages``,
 the last N messages as chat history, in case order). The default 0 decides every perception on
@@ -73,12 +74,20 @@ def _copies(message: str, heard: str) -> bool:
     return m == h or (len(h) > 8 and h in m) or difflib.SequenceMatcher(None, m, h).ratio() > 0.75
 
 
+def _loops(message: str) -> bool:
+    """True when one sentence comes three times or more: "I am Pip! I am Pip! I am Pip! ..."."""
+    sentences = [_norm(x) for x in re.split(r"[.!?,]+", message)]
+    sentences = [x for x in sentences if x]
+    return any(sentences.count(x) >= 3 for x in set(sentences))
+
+
 def _words(message: str, pattern: str) -> bool:
     return re.search(pattern, message.lower()) is not None
 
 
 def speak(heard: str = "", mentions: str | None = None, what: str = "") -> Callable[[Decision], str | None]:
-    """speak; not a copy of ``heard``; when ``mentions`` (a regex) is given, the line matches it."""
+    """speak; not a copy of ``heard``, not one sentence over and over; when ``mentions`` (a regex)
+    is given, the line matches it."""
     def check(d: Decision) -> str | None:
         name, params = d
         if name != "speak":
@@ -86,6 +95,8 @@ def speak(heard: str = "", mentions: str | None = None, what: str = "") -> Calla
         message = str(params.get("message", ""))
         if heard and _copies(message, heard):
             return f"parrots the input: {message!r}"
+        if _loops(message):
+            return f"repeats itself: {message[:60]!r}..."
         if mentions and not _words(message, mentions):
             return f"does not {what or 'match ' + mentions}: {message!r}"
         return None

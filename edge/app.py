@@ -46,6 +46,13 @@ def make_executor(settings: Settings, speaker: Any, timeline: Any, bus: Bus) -> 
     return servo, SafetyMonitor(bus, servo).start()
 
 
+def default_memory(provider_spec: str) -> int:
+    """Conversation window by model size: SmolLM2-135M copies from its history instead of
+    deciding (docs/embedded-model.md: 20/48 without memory, 10/48 with 4 turns), so the
+    embedded model decides from the rules and the perception alone."""
+    return 0 if provider_spec.split(",")[0].strip().startswith("embedded") else 4
+
+
 def make_peers(settings: Settings, companions: list[Companion]):
     """Other companions: those in this process, plus the Registry's when one is configured."""
     local = [c.metadata_json()["metadata"] for c in companions]
@@ -116,7 +123,8 @@ class Stack:
             if s.sim:
                 self.sim = self.executor
             self.body = BodyNode(body_bus, self.executor, self.companions, timeline).start()
-            config = BrainConfig(queue_size=s.queue_size, result_timeout_s=s.result_timeout_s)
+            config = BrainConfig(queue_size=s.queue_size, result_timeout_s=s.result_timeout_s,
+                                 memory_messages=default_memory(s.provider))
             peers = make_peers(s, self.companions)
             for companion in self.companions:
                 bus = self._bus(f"brain-{companion.id}", "brain", companion=companion.id)

@@ -72,7 +72,7 @@ def run_node(node: str, settings: Settings, args: Any = None) -> int:
               host=getattr(args, "host", None) or "127.0.0.1", port=getattr(args, "port", None) or DEFAULT_PORT,
               result_timeout_s=settings.result_timeout_s)
         return 0
-    from edge.app import load_companions, make_peers, make_speaker
+    from edge.app import default_memory, load_companions, make_peers, make_speaker
 
     companions = load_companions(settings)
     if node == "body":
@@ -100,7 +100,8 @@ def run_node(node: str, settings: Settings, args: Any = None) -> int:
     from edge.providers.factory import make_provider
 
     provider = make_provider(settings.provider)
-    config = BrainConfig(queue_size=settings.queue_size, result_timeout_s=settings.result_timeout_s)
+    config = BrainConfig(queue_size=settings.queue_size, result_timeout_s=settings.result_timeout_s,
+                         memory_messages=default_memory(settings.provider))
     peers = make_peers(settings, companions)
     running = []
     try:

