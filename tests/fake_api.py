@@ -12,7 +12,9 @@ import threading
 import time
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import Any, Iterable
+from typing import Any, Iterable, Iterator
+
+import pytest
 
 
 @dataclass
@@ -131,3 +133,17 @@ class FakeApi:
     def __exit__(self, *exc: Any) -> None:
         self.server.shutdown()
         self.server.server_close()
+
+
+@pytest.fixture(scope="module")
+def server() -> "Iterator[FakeApi]":
+    """One loopback server per test module; ``api`` hands it to each test emptied."""
+    with FakeApi() as fake:
+        yield fake
+
+
+@pytest.fixture
+def api(server: FakeApi) -> FakeApi:
+    server.replies.clear()
+    server.requests.clear()
+    return server

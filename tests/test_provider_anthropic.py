@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import sys
 import threading
 
 import pytest
@@ -12,7 +11,8 @@ from edge.providers.base import Message, ProviderContext, ProviderError, Tool
 from edge.providers.events import (Metadata, PartialContentDelta, PartialToolCall, StreamEnd, ThinkingDelta,
                                    ToolCallEnded, ToolCallStarted, collect)
 from edge.providers.factory import make_provider
-from fake_api import FakeApi, Reply, named_sse
+from fake_api import Reply, named_sse
+from fake_api import api, server  # noqa: F401  (fixtures)
 
 MOVE = Tool("move", "Move the robot. Slowly.", {"type": "object", "properties": {"direction": {
     "type": "string", "enum": ["left", "right"]}}, "required": ["direction"]})
@@ -21,24 +21,6 @@ SPEAK = Tool("speak", "Say something.", {"type": "object", "properties": {"text"
 WAVE = Tool("wave", "Wave a hand.", {})
 
 
-@pytest.fixture(scope="module")
-def server():
-    with FakeApi() as fake:   # one server for the module: shutting one down costs ~0.5 s
-        report = fake.server.handle_error
-
-        def handle_error(request, client_address):   # a stream we abandon on purpose resets its connection
-            if not isinstance(sys.exc_info()[1], ConnectionError):
-                report(request, client_address)
-
-        fake.server.handle_error = handle_error
-        yield fake
-
-
-@pytest.fixture
-def api(server):
-    server.replies.clear()
-    server.requests.clear()
-    return server
 
 
 @pytest.fixture

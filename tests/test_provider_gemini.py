@@ -3,7 +3,6 @@
 
 from __future__ import annotations
 
-import sys
 import threading
 
 import pytest
@@ -14,7 +13,8 @@ from edge.providers.events import (Metadata, PartialContentDelta, PartialToolCal
                                    ToolCallEnded, ToolCallStarted, collect)
 from edge.providers.factory import make_provider
 from edge.providers.gemini_api import GeminiProvider
-from fake_api import FakeApi, Reply, sse
+from fake_api import Reply, sse
+from fake_api import api, server  # noqa: F401  (fixtures)
 from test_gemini_schema import SCHEMA_KEYS, schema_keys
 
 MOVE = Tool("move", "Move the robot.", {"type": "object", "properties": {
@@ -28,24 +28,6 @@ STREAM = "/v1beta/models/gemini-test:streamGenerateContent?alt=sse"
 
 
 
-@pytest.fixture(scope="module")
-def server():
-    with FakeApi() as fake:   # one server for the module: shutting one down costs ~0.5 s
-        report = fake.server.handle_error
-
-        def handle_error(request, client_address):   # a stream we abandon on purpose resets its connection
-            if not isinstance(sys.exc_info()[1], ConnectionError):
-                report(request, client_address)
-
-        fake.server.handle_error = handle_error
-        yield fake
-
-
-@pytest.fixture
-def api(server):
-    server.replies.clear()
-    server.requests.clear()
-    return server
 
 
 @pytest.fixture

@@ -14,24 +14,13 @@ from edge.providers.factory import make_provider
 from edge.providers.openai_api import OpenAIProvider
 from edge.providers.openai_errors import reset_seconds
 from fake_api import FakeApi, Reply, sse
+from fake_api import api, server  # noqa: F401  (fixtures)
 
 WAVE = Tool("wave", "Wave a hand.", {"type": "object", "properties": {"hand": {"enum": ["left", "right"]}}})
 LOOK = Tool("look", "Turn the head.", {"type": "object", "properties": {"direction": {"type": "string"}},
                                        "required": ["direction"]})
 
 
-@pytest.fixture(scope="module")
-def server():
-    with FakeApi() as fake:
-        yield fake
-
-
-@pytest.fixture
-def api(server):
-    """One loopback server for the module (each shutdown costs 0.5 s), reset for every test."""
-    server.replies.clear()
-    server.requests.clear()
-    return server
 
 
 @pytest.fixture(autouse=True)
