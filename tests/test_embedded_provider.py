@@ -171,3 +171,12 @@ def test_after_close_generate_raises():
     p.close()
     with pytest.raises(ProviderError, match="closed"):
         p.generate("hi", ProviderContext())
+
+
+def test_a_cancelled_call_does_not_start(provider):
+    import threading
+    cancel = threading.Event()
+    cancel.set()
+    with pytest.raises(ProviderError) as info:
+        provider.generate("hi", ProviderContext(cancel=cancel))
+    assert info.value.code == "E4002"

@@ -17,7 +17,9 @@ unless cut off by ``max_tokens``) is retried once with ``response_format``, and 
 stays on ``response_format`` afterwards.
 
 llama.cpp's OpenAI reply reports a stop word and end-of-turn alike as ``stop``: both map to
-``end_turn``. ``context.timeout_s`` is not enforced in-process; ``max_tokens`` bounds the time.
+``end_turn``. ``context.timeout_s`` is not enforced in-process (``max_tokens`` bounds the time; the
+brain enforces its call timeout from outside and sets ``context.cancel``, which a call still
+waiting for the model honours with E4002).
 """
 
 from __future__ import annotations
@@ -150,6 +152,8 @@ class EmbeddedProvider:
         tools = list(context.tools)
         request = self._base_request(prompt, context, tools)
         with self._lock:
+            if context.cancel is not None and context.cancel.is_set():  # given up while waiting our turn
+                raise ProviderError("E4002", f"{self.name} call cancelled before it started")
             started = time.perf_counter()
             if not tools:
                 result = self._complete(request)
