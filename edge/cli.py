@@ -223,9 +223,15 @@ COMMANDS = {"validate": cmd_validate, "perceive": cmd_perceive, "ask": cmd_ask, 
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     logs.configure(args.verbose)
+    from edge.protocol.companion import CompanionError
     try:
         return COMMANDS[args.command](args)
-    except (ConfigError, BrokerError, BusError, ProviderError, ValueError, OSError, RuntimeError) as exc:
+    except (ConfigError, CompanionError) as exc:
+        # a bad robot.toml or companion file: restarting will not help (systemd units use
+        # RestartPreventExitStatus=2), so say so with exit 2
+        print(f"companion {args.command}: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+    except (BrokerError, BusError, ProviderError, ValueError, OSError, RuntimeError) as exc:
         print(f"companion {args.command}: {exc}", file=sys.stderr)
         return EXIT_FAIL
     except KeyboardInterrupt:

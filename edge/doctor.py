@@ -121,13 +121,50 @@ def check_llm(settings: Settings) -> Check:
     return Check("llm", True, [f"{settings.provider} answered" + (f" in {took:.2f} s" if took else "")])
 
 
+THROTTLE_BITS = {0: "under-voltage now", 1: "ARM frequency capped now", 2: "throttled now",
+                 3: "soft temperature limit now", 16: "under-voltage has occurred",
+                 17: "frequency capping has occurred", 18: "throttling has occurred",
+                 19: "soft temperature limit has occurred"}
+
+
+def check_temperature(settings: Settings, thermal: Path = Path("/sys/class/thermal"),
+                      vcgencmd: str | None = None) -> Check:
+    """SoC temperature from sysfs, and on a Raspberry Pi the firmware's throttling flags
+    (``vcgencmd get_throttled``): a hot or under-powered Pi slows the LLM and browns out servos."""
+    lines, ok = [], True
+    for zone in sorted(thermal.glob("thermal_zone*/temp")):
+        try:
+            celsius = int(zone.read_text().strip()) / 1000
+        except (OSError, ValueError):
+            continue
+        kind = (zone.parent / "type").read_text().strip() if (zone.parent / "type").exists() else zone.parent.name
+        lines.append(f"{kind}: {celsius:.1f} °C" + (" (hot: add a heatsink or fan)" if celsius >= 80 else ""))
+        ok = ok and celsius < 80
+    vcgencmd = vcgencmd or shutil.which("vcgencmd")
+    if vcgencmd:
+        import subprocess
+        try:
+            out = subprocess.run([vcgencmd, "get_throttled"], capture_output=True, text=True, timeout=5).stdout
+            flags = int(out.strip().split("=")[-1], 16)
+        except (OSError, ValueError, subprocess.SubprocessError) as exc:
+            lines.append(f"vcgencmd get_throttled failed: {exc}")
+        else:
+            found = [text for bit, text in THROTTLE_BITS.items() if flags & (1 << bit)]
+            lines.append("throttling: " + (", ".join(found) if found else "none"))
+            ok = ok and not flags & 0xF  # what is happening now fails; what happened before is reported
+    if not lines:
+        lines = ["no temperature sensors here"]
+    return Check("temperature", ok, lines, required=False,
+                 fix=None if ok else "use the official 5 V / 5 A (Pi 5) or 3 A (Pi 4) supply and cool the SoC")
+
+
 def check_disk(settings: Settings) -> Check:
     free_gb = shutil.disk_usage(Path.home()).free / 1e9
     return Check("disk", free_gb > 1.0, [f"{free_gb:.1f} GB free"], fix="free some space: models need ~1 GB")
 
 
 CHECKS: list[Callable[[Settings], Check]] = [check_broker, check_models, check_llm, check_audio, check_cameras,
-                                             check_serial, check_disk]
+                                             check_serial, check_temperature, check_disk]
 
 
 def run_doctor(settings: Settings, out: TextIO = sys.stdout) -> int:

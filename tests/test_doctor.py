@@ -43,3 +43,23 @@ def test_doctor_names_a_missing_servo_port_with_the_fix(tmp_path, broker):
     assert run_doctor(settings, out) == 1
     report = out.getvalue()
     assert "[FAIL] servos" in report and "no-such-adapter" in report and "fix:" in report
+
+
+def test_temperature_and_throttling_are_read_and_explained(tmp_path):
+    from edge.doctor import check_temperature
+    from edge.config import Settings
+    zone = tmp_path / "thermal_zone0"
+    zone.mkdir()
+    (zone / "temp").write_text("83500\n")
+    (zone / "type").write_text("cpu-thermal\n")
+    fake = tmp_path / "vcgencmd"
+    fake.write_text("#!/bin/sh\necho throttled=0x50005\n")  # under-voltage now + throttled now + both have occurred
+    fake.chmod(0o755)
+    check = check_temperature(Settings(), thermal=tmp_path, vcgencmd=str(fake))
+    text = "\n".join(check.lines)
+    assert not check.ok and "cpu-thermal: 83.5 °C (hot" in text
+    assert "under-voltage now" in text and "throttled now" in text and "under-voltage has occurred" in text
+    (zone / "temp").write_text("45000\n")
+    fake.write_text("#!/bin/sh\necho throttled=0x0\n")
+    calm = check_temperature(Settings(), thermal=tmp_path, vcgencmd=str(fake))
+    assert calm.ok and "throttling: none" in calm.lines

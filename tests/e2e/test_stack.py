@@ -81,7 +81,7 @@ def test_startup_errors_exit_non_zero_with_the_reason(tmp_path):
     bad.write_text('{"name": "x", "actions": [{"title": "a"}]}')
     done = subprocess.run(companion_cmd("up", "--sim", "--companion", str(bad), "--provider", "scripted:/nonexistent"),
                           capture_output=True, text=True, timeout=60)
-    assert done.returncode == 1
+    assert done.returncode == 2  # a configuration error: systemd must not restart-loop on it
     assert "bad.json" in done.stderr and "/actions/0" in done.stderr
     missing = subprocess.run(companion_cmd("up", "--sim", "--provider", "embedded:/nope/model.gguf", "--tts", "none"),
                              capture_output=True, text=True, timeout=60)
