@@ -272,8 +272,8 @@ def start(companion: Companion, bus: Bus, host: str = "127.0.0.1", port: int = 0
 def serve(companion: str | Path = DEFAULT_COMPANION, broker: BrokerAddress | str = BrokerAddress(), *,
           namespace: str | None = None, host: str = "127.0.0.1", port: int = DEFAULT_PORT,
           result_timeout_s: float = 60.0, ready: threading.Event | None = None,
-          stop: threading.Event | None = None, broker_timeout_s: float = 60.0) -> None:
-    """``companion run mcp``: serve until SIGINT/SIGTERM or ``stop``.
+          stop: threading.Event | None = None, broker_timeout_s: float = 60.0, node_id: str | None = None) -> None:
+    """``companion run mcp``: serve until SIGINT/SIGTERM or ``stop``; ``node_id`` defaults to mcp-<companion id>.
 
     Raises CompanionError (bad file), BusError (no broker within ``broker_timeout_s``) or
     OSError (the port is taken) before serving; the CLI prints them.
@@ -281,7 +281,7 @@ def serve(companion: str | Path = DEFAULT_COMPANION, broker: BrokerAddress | str
     loaded = load_companion(companion)
     address = BrokerAddress.parse(broker) if isinstance(broker, str) else broker
     log.info("mcp.waiting", companion=loaded.name, reason=f"waiting for the MQTT broker at {address}")
-    bus = Bus(f"mcp-{loaded.id}", "mcp", address, namespace=namespace).connect(timeout=broker_timeout_s)
+    bus = Bus(node_id or f"mcp-{loaded.id}", "mcp", address, namespace=namespace).connect(timeout=broker_timeout_s)
     try:
         body = BodyMcpServer(loaded, bus, result_timeout_s)
 

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import tempfile
 import threading
-import uuid
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -18,6 +17,7 @@ from edge.broker import LocalBroker, ensure_broker
 from edge.bus import Bus
 from edge.config import Settings
 from edge.log import get_logger
+from edge.nodes import DEFAULT_BODY_ID
 from edge.protocol.companion import Companion, load_companion
 
 log = get_logger(__name__)
@@ -118,7 +118,7 @@ class Stack:
                 s.broker = self.broker.address
             speaker = make_speaker(s) if self.speaker == "auto" else self.speaker
             timeline = Timeline(s.timeline)
-            body_bus = self._bus(f"body-{uuid.uuid4().hex[:8]}", "body")
+            body_bus = self._bus(DEFAULT_BODY_ID, "body")
             self.executor, self.safety = make_executor(s, speaker, timeline, body_bus)
             if s.sim:
                 self.sim = self.executor

@@ -35,6 +35,11 @@ Handler = Callable[[Any], None]
 InvalidHandler = Callable[[str, PayloadError, bytes], None]
 
 
+# the nodes whose id `companion run KIND --node-id ID` sets (edge/nodes.py); the others' ids follow
+# from what they serve (brain-<companion id>, registry)
+NODE_ID_KINDS = ("body", "camera", "mic", "gateway", "mcp")
+
+
 class BusError(RuntimeError):
     """The broker could not be reached in time, or a publish failed."""
 
@@ -201,10 +206,16 @@ class Bus:
         if self._short_sessions == 3 and not self._closing:
             log.error("bus.client_id_conflict", node=self.node_id, client_id=self.client_id,
                       reason="the broker keeps dropping this connection right after it opens; another process "
-                             "is probably connected with the same client id (run each node once, or give it its own id)")
+                             "is probably connected with the same client id", fix=self._conflict_fix())
         if not self._closing:
             log.warning("bus.disconnected", node=self.node_id, broker=str(self.broker), reason=str(reason_code),
                         action="reconnecting with backoff")
+
+    def _conflict_fix(self) -> str:
+        if self.kind in NODE_ID_KINDS:
+            return (f"run each node once, or give each its own id: `companion run {self.kind} "
+                    f"--node-id {self.kind}-NAME` (this one is {self.node_id})")
+        return f"run each {self.kind} node once (this one is {self.node_id})"
 
     def _on_message(self, client, userdata, msg: mqtt.MQTTMessage) -> None:
         with self._lock:

@@ -15,6 +15,7 @@ from edge import log as logs
 from edge.broker import BrokerAddress, BrokerError
 from edge.bus import BusError
 from edge.config import ConfigError, Settings, load_toml
+from edge.nodes import node_id_arg
 from edge.providers.base import ProviderError
 
 EXIT_OK, EXIT_FAIL, EXIT_USAGE = 0, 1, 2
@@ -64,6 +65,10 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--detector", help="camera: haar | hog | yolo:MODEL | haar,hog (default)")
     run.add_argument("--companion-id", help="camera/mic: address perceptions to this companion (default: all)")
     run.add_argument("--track", action="store_true", help="camera: turn the head toward the largest face/person")
+    run.add_argument("--node-id", type=node_id_arg, metavar="ID",
+                     help="body/camera/mic/gateway/mcp: the node's id, its retained status/ID (default: body, "
+                          "camera-<source>, mic-<source>, gateway-<port>, mcp-<companion id>); give each its own "
+                          "when several share a broker, e.g. body-left")
 
     val = sub.add_parser("validate", help="check companion definition files")
     val.add_argument("files", nargs="+")
@@ -87,7 +92,8 @@ def build_parser() -> argparse.ArgumentParser:
     from body_drivers.servo.sim.cli import add_arguments as servo_sim_arguments
     servo_sim_arguments(sim)
 
-    doc = sub.add_parser("doctor", help="check broker, models, LLM, audio, cameras, serial/servos, disk")
+    doc = sub.add_parser("doctor", help="check broker, models, LLM, audio, cameras, serial/servos, groups, "
+                                       "systemd units, clock, temperature, disk")
     _broker_arg(doc)
     doc.add_argument("--config", type=Path, help="robot.toml (adds the servo survey)")
     doc.add_argument("--provider", help="LLM provider SPEC to test (default: the config's, or embedded)")

@@ -9,25 +9,13 @@ from __future__ import annotations
 
 import shutil
 import sys
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, TextIO
 
 from edge.broker import broker_answers, find_mosquitto, BrokerError
 from edge.config import Settings
-
-
-@dataclass
-class Check:
-    name: str
-    ok: bool
-    lines: list[str] = field(default_factory=list)
-    fix: str | None = None
-    required: bool = True
-
-    @property
-    def mark(self) -> str:
-        return "ok  " if self.ok else ("FAIL" if self.required else "warn")
+from edge.doctor_check import Check
+from edge.doctor_system import check_clock, check_groups, check_systemd
 
 
 def check_broker(settings: Settings) -> Check:
@@ -164,7 +152,8 @@ def check_disk(settings: Settings) -> Check:
 
 
 CHECKS: list[Callable[[Settings], Check]] = [check_broker, check_models, check_llm, check_audio, check_cameras,
-                                             check_serial, check_temperature, check_disk]
+                                             check_serial, check_groups, check_systemd, check_clock,
+                                             check_temperature, check_disk]
 
 
 def run_doctor(settings: Settings, out: TextIO = sys.stdout) -> int:

@@ -2,20 +2,36 @@
 
 from __future__ import annotations
 
+import argparse
 import os
+import re
 import signal
 import sys
 import threading
-import uuid
 from typing import Any
 
-from edge.bus import Bus
+from edge.bus import NODE_ID_KINDS, Bus
 from edge.config import Settings
 from edge.log import get_logger
 
 log = get_logger(__name__)
 
 LATER: dict[str, int] = {}
+
+# A node's id names its retained ``status/<id>`` and its MQTT client id (``<kind>-<id>``), so it
+# must be the same on every start: a random one would leave a new retained topic per restart
+# that dashboards and ACLs cannot name. Defaults: body; camera-<source>, mic-<source> (from the
+# source); gateway-<port>; mcp-<companion id>; a brain is brain-<companion id>.
+DEFAULT_BODY_ID = "body"
+_NODE_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,63}")
+
+
+def node_id_arg(text: str) -> str:
+    """``--node-id``: one MQTT topic level (no ``/``, ``+`` or ``#``), readable in a dashboard."""
+    if not _NODE_ID.fullmatch(text):
+        raise argparse.ArgumentTypeError(
+            f"{text!r} is not a node id: use up to 64 letters, digits, '-', '_' or '.' (it becomes status/ID)")
+    return text
 
 
 def wait_for_signal() -> None:
@@ -33,6 +49,12 @@ def run_node(node: str, settings: Settings, args: Any = None) -> int:
     if node in LATER:
         print(f"companion run {node}: not available in this version yet (issue {LATER[node]})", file=sys.stderr)
         return 2
+    node_id = getattr(args, "node_id", None)
+    if node_id and node not in NODE_ID_KINDS:
+        print(f"companion run {node}: --node-id is for {', '.join(NODE_ID_KINDS)}; "
+              f"{'a brain is brain-<companion id>' if node == 'brain' else 'the registry is registry'}",
+              file=sys.stderr)
+        return 2
     if node == "camera":
         from edge.perception.camera_node import run_camera
         if not getattr(args, "source", None):
@@ -40,7 +62,7 @@ def run_node(node: str, settings: Settings, args: Any = None) -> int:
                   file=sys.stderr)
             return 2
         return run_camera(args.source, args.detector or "haar,hog", settings.broker, settings.namespace,
-                          args.companion_id, track=bool(getattr(args, "track", False)))
+                          args.companion_id, node_id=node_id, track=bool(getattr(args, "track", False)))
     if node == "mic":
         from edge.app import load_companions as _companions
         from edge.perception.mic_node import run_mic
@@ -49,7 +71,7 @@ def run_node(node: str, settings: Settings, args: Any = None) -> int:
                   file=sys.stderr)
             return 2
         return run_mic(args.source, settings.broker, settings.namespace, args.companion_id,
-                       companions=_companions(settings))
+                       companions=_companions(settings), node_id=node_id)
     if node == "registry":
         from edge.services.registry import DEFAULT_PORT as REGISTRY_PORT, serve as serve_registry
         sources = [args.folder] if getattr(args, "folder", None) else (getattr(args, "companion", None) or None)
@@ -62,7 +84,8 @@ def run_node(node: str, settings: Settings, args: Any = None) -> int:
         token = getattr(args, "token", None) or os.environ.get("COMPANION_GATEWAY_TOKEN") or None
         config = GatewayConfig(host=getattr(args, "host", None) or "127.0.0.1",
                                port=getattr(args, "port", None) or GatewayConfig().port, token=token)
-        return serve_gateway(settings.broker, namespace=settings.namespace, companions=_load(settings), config=config)
+        return serve_gateway(settings.broker, namespace=settings.namespace, companions=_load(settings), config=config,
+                             node_id=node_id)
     if node == "mcp":
         from body_drivers.mcp_server import DEFAULT_PORT, serve
         if len(settings.companions) != 1:
@@ -70,7 +93,7 @@ def run_node(node: str, settings: Settings, args: Any = None) -> int:
             return 2
         serve(settings.companions[0], settings.broker, namespace=settings.namespace,
               host=getattr(args, "host", None) or "127.0.0.1", port=getattr(args, "port", None) or DEFAULT_PORT,
-              result_timeout_s=settings.result_timeout_s)
+              result_timeout_s=settings.result_timeout_s, node_id=node_id)
         return 0
     from edge.app import default_memory, load_companions, make_peers, make_speaker
 
@@ -81,7 +104,7 @@ def run_node(node: str, settings: Settings, args: Any = None) -> int:
         from edge.app import make_executor
 
         timeline = Timeline(settings.timeline)
-        bus = Bus(f"body-{uuid.uuid4().hex[:8]}", "body", settings.broker, namespace=settings.namespace).connect()
+        bus = Bus(node_id or DEFAULT_BODY_ID, "body", settings.broker, namespace=settings.namespace).connect()
         executor, safety = make_executor(settings, make_speaker(settings), timeline, bus)
         body = BodyNode(bus, executor, companions, timeline).start()
         try:

@@ -379,14 +379,17 @@ def _rpc_response(reply: jsonrpc.Reply) -> Response:
 def serve(broker: BrokerAddress | str = BrokerAddress(), *, namespace: str | None = None,
           companions: Sequence[Companion] = (), config: GatewayConfig | None = None,
           ready: threading.Event | None = None, stop: threading.Event | None = None,
-          on_ready: Callable[[str], None] | None = None, broker_timeout_s: float = 60.0) -> int:
+          on_ready: Callable[[str], None] | None = None, broker_timeout_s: float = 60.0,
+          node_id: str | None = None) -> int:
     """``companion run gateway``: connect, then serve until SIGINT/SIGTERM or ``stop``; returns 0.
 
     Raises BusError (no broker within ``broker_timeout_s``) or OSError (port taken) before
     serving. No persistent MQTT session: actions queued while it is down would reach no socket.
+    ``node_id`` defaults to ``gateway-<port>``: the same on every start (one retained status),
+    and different for two gateways on one machine.
     """
     config = config or GatewayConfig()
-    bus = Bus(f"gateway-{uuid.uuid4().hex[:8]}", "gateway", broker, namespace=namespace, persistent=False)
+    bus = Bus(node_id or f"gateway-{config.port}", "gateway", broker, namespace=namespace, persistent=False)
     gateway = Gateway(bus, companions, config)
     print(f"gateway: waiting for the MQTT broker at {bus.broker} ...", file=sys.stderr, flush=True)
     bus.connect(timeout=broker_timeout_s)
