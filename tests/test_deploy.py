@@ -86,7 +86,9 @@ def test_jetson_with_tensorrt_and_a_torch_index_selects_gpu_yolo(tmp_path):
     assert re.search(r"python3 -m venv --system-site-packages /opt/companion-edge/venv-\w+", plan)
     torch = plan.index("--index-url https://example.invalid/jp7/cu130 torch torchvision")
     package = plan.index("pip install --progress-bar on ", torch)
-    assert torch < package < plan.index("pip install --progress-bar on ultralytics")  # NVIDIA's torch first
+    ultralytics = plan.index('--no-deps ultralytics==8.4.190')
+    assert torch < package < ultralytics                          # NVIDIA's torch first
+    assert package < plan.index("requirements-yolo.txt") < ultralytics  # its deps, less opencv-python
     assert "models fetch yolo11n --export onnx,engine" in plan
 
 

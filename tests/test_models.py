@@ -8,6 +8,7 @@ import fcntl
 import hashlib
 import io
 import json
+import sys
 import zipfile
 from pathlib import Path
 
@@ -238,18 +239,16 @@ def test_a_zip_with_unsafe_paths_is_refused(tmp_path, server, store):
     assert not (store.root / "escape.txt").exists() and not (tmp_path / "escape.txt").exists()
 
 
-def test_yolo_export_without_ultralytics_names_the_install_command(tmp_path, server, store):
-    import importlib.util
-    if importlib.util.find_spec("ultralytics") is not None:
-        pytest.skip("ultralytics is installed here")
+def test_yolo_export_without_ultralytics_names_the_install_command(tmp_path, server, store, monkeypatch):
+    monkeypatch.setitem(sys.modules, "ultralytics", None)      # as in a venv without it
     server.blobs["/y.pt"] = Blob(DATA)
     entry = manifest(tmp_path, file_entry("y", server.url("/y.pt"), path="yolo/y.pt", kind="yolo",
                                           extra='exports = ["onnx", "ncnn"]')).get("y")
     result, _ = fetch(entry, store)                             # the manifest's exports: a warning
     assert (store.root / "yolo" / "y.pt").read_bytes() == DATA
-    assert "pip install torch==2.13.0 ultralytics" in result.warnings[0]
+    assert "needs Ultralytics" in result.warnings[0] and "setup.sh --yolo" in result.warnings[0]
     assert "exports: onnx no, ncnn no" in model_status(entry, store).detail
-    with pytest.raises(FetchError, match=r"pip install torch==2\.13\.0 ultralytics"):
+    with pytest.raises(FetchError, match=r"needs Ultralytics.*setup\.sh --yolo"):
         fetch(entry, store, exports=["onnx"])                   # asked for explicitly: an error
     (store.root / "yolo" / "y.onnx").write_bytes(b"exported elsewhere")
     assert "onnx yes" in model_status(entry, store).detail

@@ -9,11 +9,9 @@ export, here or on another machine.
 
 from __future__ import annotations
 
-import importlib.util
 from pathlib import Path
 from typing import Callable
 
-ULTRALYTICS_INSTALL = "pip install torch==2.13.0 ultralytics"
 
 
 class ExportUnavailable(RuntimeError):
@@ -43,13 +41,15 @@ def export_yolo(weights: Path, formats: list[str], *, force: bool = False, imgsz
     """Export ``weights`` to each format not already exported from these weights; return the outputs."""
     if not formats:
         return []
-    if importlib.util.find_spec("ultralytics") is None:
+    from edge.perception.ultralytics_backend import UltralyticsMissing, load_ultralytics  # numpy, torch
+
+    try:
+        yolo = load_ultralytics()
+    except UltralyticsMissing as exc:
         raise ExportUnavailable(
-            f"exporting {weights.name} to {', '.join(formats)} needs Ultralytics, which is not installed: "
-            f"{ULTRALYTICS_INSTALL} (torch first, or pip pulls a multi-GB CUDA build), then rerun the fetch; "
-            f"or export on another machine (`yolo export model={weights.name} format=onnx`) and copy the "
-            f"result to {weights.parent}")
-    from ultralytics import YOLO
+            f"exporting {weights.name} to {', '.join(formats)} needs Ultralytics: {exc}; then rerun the fetch. "
+            f"Or export on another machine (`yolo export model={weights.name} format=onnx`) and copy the "
+            f"result to {weights.parent}") from None
 
     outputs = []
     for fmt in formats:
@@ -60,7 +60,7 @@ def export_yolo(weights: Path, formats: list[str], *, force: bool = False, imgsz
             continue
         say(f"{weights.name}: exporting to {fmt} (this takes a minute or more on a Pi)")
         try:
-            produced = YOLO(str(weights)).export(format=fmt, imgsz=imgsz)
+            produced = yolo(str(weights)).export(format=fmt, imgsz=imgsz)
         except Exception as exc:  # noqa: BLE001  (Ultralytics raises many kinds; the sentence is what matters)
             hint = (f"; install it (pip install {exc.name}) and rerun"
                     if isinstance(exc, ModuleNotFoundError) and exc.name else "")

@@ -1,4 +1,4 @@
-"""YOLO detectors: exported ONNX models without torch, and Ultralytics for ``.pt`` / NCNN.
+"""YOLO detectors: exported ONNX models without torch (``.pt`` / NCNN: ``ultralytics_backend``).
 
 The ONNX path is what runs on a Pi: a model exported by Ultralytics (``yolo export
 format=onnx``) runs through onnxruntime, or through OpenCV's DNN module when onnxruntime is
@@ -30,7 +30,6 @@ from edge.perception.detectors import Detection, DetectorError, check_frame, nms
 
 log = get_logger(__name__)
 
-ULTRALYTICS_HINT = "pip install torch==2.13.0 ultralytics (torch first: otherwise pip pulls a multi-GB CUDA build)"
 DEFAULT_MODELS_DIR = Path(__file__).resolve().parents[2] / "models"
 
 
@@ -169,7 +168,7 @@ class OnnxYoloDetector:
         try:
             self._session = ort.InferenceSession(str(self.path), providers=["CPUExecutionProvider"])
         except Exception as exc:  # onnxruntime raises its own Fail/InvalidProtobuf types
-            raise DetectorError(f"ONNX model {self.path}: onnxruntime cannot load it: {_first_line(exc)}") from None
+            raise DetectorError(f"ONNX model {self.path}: onnxruntime cannot load it: {last_line(exc)}") from None
         inp = self._session.get_inputs()[0]
         self._input_name = inp.name
         self._dtype = np.float16 if "float16" in inp.type else np.float32
@@ -181,7 +180,7 @@ class OnnxYoloDetector:
         try:
             self._net = cv2.dnn.readNetFromONNX(str(self.path))
         except cv2.error as exc:
-            raise DetectorError(f"ONNX model {self.path}: OpenCV DNN cannot load it: {_first_line(exc)}") from None
+            raise DetectorError(f"ONNX model {self.path}: OpenCV DNN cannot load it: {last_line(exc)}") from None
         self._dtype = np.float32
         try:  # metadata and input shape need the onnx package; without it, imgsz and names options
             import onnx
@@ -215,44 +214,10 @@ def _input_size(shape: list[Any], imgsz: int | tuple[int, int] | None, path: Pat
     return 640, 640
 
 
-def _first_line(exc: BaseException) -> str:
+def last_line(exc: BaseException) -> str:
+    """The last line of an error: where native libraries put the actual complaint."""
     text = str(exc).strip()
     return text.splitlines()[-1] if text else type(exc).__name__
-
-
-class UltralyticsDetector:
-    """A ``.pt`` checkpoint or an NCNN export folder through the Ultralytics package (torch)."""
-
-    def __init__(self, path: str | Path, conf: float = 0.25, iou: float = 0.45, imgsz: int | None = None,
-                 names: Any = None, max_det: int = 100, **_ignored: Any):
-        self.path = Path(path)
-        if not self.path.exists():
-            raise DetectorError(f"YOLO model {self.path}: no such file")
-        try:
-            from ultralytics import YOLO
-        except ImportError:
-            raise DetectorError(f"YOLO model {self.path}: .pt and NCNN models need the Ultralytics package; "
-                                f"install it with: {ULTRALYTICS_HINT}. Or export the model to ONNX, which "
-                                f"runs without torch.") from None
-        try:
-            self._model = YOLO(str(self.path), task="detect")
-        except Exception as exc:
-            raise DetectorError(f"YOLO model {self.path}: Ultralytics cannot load it: {_first_line(exc)}") from None
-        self.conf, self.iou, self.imgsz, self.max_det = conf, iou, imgsz or 640, max_det
-        self.names = parse_names(names, str(self.path))
-        self.name = f"yolo:{self.path.name}"
-
-    def detect(self, frame: np.ndarray) -> list[Detection]:
-        check_frame(frame)  # Ultralytics reads numpy arrays as BGR, as OpenCV gives them
-        result = self._model.predict(frame, conf=self.conf, iou=self.iou, imgsz=self.imgsz,
-                                     max_det=self.max_det, verbose=False)[0]
-        names = self.names or result.names
-        boxes = result.boxes
-        xyxyn = boxes.xyxyn.cpu().numpy()
-        scores = boxes.conf.cpu().numpy()
-        classes = boxes.cls.cpu().numpy().astype(int)
-        return [Detection(_name(names, int(c)), float(s), tuple(float(v) for v in b))  # type: ignore[arg-type]
-                for b, s, c in zip(xyxyn, scores, classes)]
 
 
 def resolve_model(model: str | Path, models_dir: Path | None = None) -> Path:
@@ -276,6 +241,8 @@ def make_yolo_detector(model: str | Path, models_dir: Path | None = None, **opti
     if path.is_file() and path.suffix.lower() == ".onnx":
         return OnnxYoloDetector(path, **options)
     if (path.is_file() and path.suffix.lower() == ".pt") or (path.is_dir() and any(path.glob("*.param"))):
+        from edge.perception.ultralytics_backend import UltralyticsDetector
+
         options.pop("backend", None)
         return UltralyticsDetector(path, **options)
     raise DetectorError(f"YOLO model {path}: not an .onnx file, a .pt file or an NCNN export folder "
