@@ -115,6 +115,12 @@ preflight() {
     info "python: $PYTHON ($PY_VERSION)"
     ((PY_HAS_VENV)) || EXTRA_APT="python$PY_VERSION-venv"
   fi
+  local build_apt   # a dependency without a wheel for this Python is compiled (deploy/check-wheels.sh)
+  build_apt=$(profile_build_apt "$PROFILE" "${PY_VERSION:-${PYTHON##*python}}")
+  if [[ -n $build_apt ]]; then
+    EXTRA_APT+="${EXTRA_APT:+ }$build_apt"
+    info "pocketsphinx has no wheel for Python ${PY_VERSION:-${PYTHON##*python}}: pip compiles it (a few minutes; needs $build_apt)"
+  fi
   # GPU YOLO needs JetPack's TensorRT bindings in the venv's Python (JetPack 7: Python 3.12)
   JETSON_TRT=0 GPU_YOLO=0
   if [[ $PROFILE == jetson ]] && ((PY_HAS_TRT)); then JETSON_TRT=1; fi

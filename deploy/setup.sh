@@ -11,7 +11,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 extras="sim" yolo=0
-apt_packages=(mosquitto libportaudio2 espeak-ng)
+apt_packages=(mosquitto libportaudio2 libgomp1 espeak-ng)   # libgomp1: xllamacpp links it
 for arg in "$@"; do
   case $arg in
     --test)

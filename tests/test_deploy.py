@@ -92,6 +92,17 @@ def test_jetson_with_tensorrt_and_a_torch_index_selects_gpu_yolo(tmp_path):
     assert "models fetch yolo11n --export onnx,engine" in plan
 
 
+@pytest.mark.parametrize("profile,python,expected", [
+    ("standard", "3.11", ""), ("standard", "3.13", ""),            # pocketsphinx ships wheels for these
+    ("jetson", "3.12", "build-essential python3.12-dev"),          # JetPack 7: pip compiles it
+    ("minimal", "3.12", ""),                                       # no microphone, nothing to compile
+])
+def test_a_python_without_pocketsphinx_wheels_gets_a_compiler(profile, python, expected):
+    out = subprocess.run(["bash", "-c", f". {DEPLOY}/lib/profiles.sh; profile_build_apt {profile} {python}"],
+                         capture_output=True, text=True, check=True).stdout.strip()
+    assert out == expected
+
+
 def test_jetson_profile_stages_an_ollama_first_provider_chain(tmp_path):
     run = run_install(tmp_path, "--ollama-model", "llama3.2:1b", machine="jetson", root=tmp_path / "root")
     assert run.rc == 0, run.out

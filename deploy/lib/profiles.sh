@@ -9,9 +9,11 @@ PROFILES="minimal standard jetson"
 ALL_UNITS="registry broker body brain camera mic gateway mcp"   # the seed's start order first
 
 # apt packages: mosquitto (the broker), libportaudio2 (sounddevice), espeak-ng (fallback voice),
-# alsa-utils (aplay/arecord: what `companion doctor` suggests), python3-venv (the venv)
+# alsa-utils (aplay/arecord: what `companion doctor` suggests), python3-venv (the venv),
+# libgomp1 (OpenMP: xllamacpp's wheel links libgomp.so.1 without bundling it, and a minimal
+# Debian/Ubuntu image lacks it: `import xllamacpp` then fails and the brain has no embedded LLM)
 profile_apt() {
-  local pkgs="mosquitto mosquitto-clients libportaudio2 espeak-ng alsa-utils ca-certificates"
+  local pkgs="mosquitto mosquitto-clients libportaudio2 libgomp1 espeak-ng alsa-utils ca-certificates"
   case $1 in
     minimal) ;;
     standard) pkgs+=" v4l-utils" ;;
@@ -24,6 +26,20 @@ profile_extras() {
   case $1 in
     minimal) echo "brain,body" ;;
     standard | jetson) echo "brain,body,services,camera,mic" ;;
+  esac
+}
+
+# apt packages for Python dependencies that pip must compile on this Python: a C compiler and
+# the Python headers (cmake, ninja and Cython come from PyPI as wheels). pocketsphinx (the mic
+# extra) publishes wheels for CPython 3.11 and 3.13 only (its cibuildwheel selection), so on
+# 3.12 (JetPack 7, Ubuntu 24.04) pip builds it from source: about 1.5 minutes on two x86 cores.
+# Everything else has aarch64 wheels on 3.11-3.13 (deploy/check-wheels.sh; docs/deploy.md).
+# Prints nothing when every dependency has a wheel for Python VERSION.
+profile_build_apt() {
+  [[ ,$(profile_extras "$1"), == *,mic,* ]] || return 0
+  case $2 in
+    3.11 | 3.13) ;;
+    *) printf 'build-essential python%s-dev\n' "$2" ;;
   esac
 }
 
