@@ -65,6 +65,8 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--detector", help="camera: haar | hog | yolo:MODEL | haar,hog (default)")
     run.add_argument("--companion-id", help="camera/mic: address perceptions to this companion (default: all)")
     run.add_argument("--track", action="store_true", help="camera: turn the head toward the largest face/person")
+    run.add_argument("--stt", metavar="SPEC", help="mic: pocketsphinx[:hybrid|grammar|lm] (default) | whisper:MODEL | "
+                                                   "vosk:MODEL (a folder, or a package carrying one; docs/microphone.md)")
     run.add_argument("--node-id", type=node_id_arg, metavar="ID",
                      help="body/camera/mic/gateway/mcp: the node's id, its retained status/ID (default: body, "
                           "camera-<source>, mic-<source>, gateway-<port>, mcp-<companion id>); give each its own "

@@ -71,7 +71,8 @@ def run_node(node: str, settings: Settings, args: Any = None) -> int:
                   file=sys.stderr)
             return 2
         return run_mic(args.source, settings.broker, settings.namespace, args.companion_id,
-                       companions=_companions(settings), node_id=node_id)
+                       companions=_companions(settings), node_id=node_id,
+                       recognizer=getattr(args, "stt", None) or "pocketsphinx")
     if node == "registry":
         from edge.services.registry import DEFAULT_PORT as REGISTRY_PORT, serve as serve_registry
         sources = [args.folder] if getattr(args, "folder", None) else (getattr(args, "companion", None) or None)

@@ -184,17 +184,18 @@ def make_recognizer(spec: str = "pocketsphinx", companions: Iterable[Any] = (),
     """Build a recognizer from a spec string.
 
     ``pocketsphinx`` / ``pocketsphinx:hybrid|grammar|lm`` (the companions and extra phrase
-    templates feed the grammar), ``whisper:MODEL_DIR`` (faster-whisper, a local CTranslate2
-    model folder), ``vosk:MODEL_DIR``. Nothing is downloaded: a model must be on disk.
+    templates feed the grammar), ``whisper:MODEL`` (faster-whisper; the companions become its
+    prompt), ``vosk:MODEL``; MODEL is a folder or a package carrying one (``stt_models``).
+    Nothing is downloaded: a model must be on disk.
     """
     kind, arg = parse_spec(spec)
     if kind in ("pocketsphinx", "sphinx", ""):
         return PocketsphinxRecognizer(companions, phrases, mode=arg or "hybrid")
     if kind in ("whisper", "faster-whisper", "faster_whisper"):
         from edge.perception.stt_engines import WhisperRecognizer
-        return WhisperRecognizer(arg)
+        return WhisperRecognizer(arg, companions=companions)  # names and verbs become Whisper's prompt
     if kind == "vosk":
         from edge.perception.stt_engines import VoskRecognizer
         return VoskRecognizer(arg)
     raise RecognizerError(f"unknown speech recognizer {spec!r}: expected pocketsphinx[:hybrid|grammar|lm], "
-                          "whisper:MODEL_DIR or vosk:MODEL_DIR")
+                          "whisper:MODEL or vosk:MODEL")
