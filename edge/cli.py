@@ -16,6 +16,7 @@ from edge.broker import BrokerAddress, BrokerError
 from edge.bus import BusError
 from edge.config import ConfigError, Settings, load_toml
 from edge.nodes import node_id_arg
+from edge.perception.camera_cli import add_camera_options
 from edge.providers.base import ProviderError
 
 EXIT_OK, EXIT_FAIL, EXIT_USAGE = 0, 1, 2
@@ -65,6 +66,7 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--detector", help="camera: haar | hog | yolo:MODEL | haar,hog (default)")
     run.add_argument("--companion-id", help="camera/mic: address perceptions to this companion (default: all)")
     run.add_argument("--track", action="store_true", help="camera: turn the head toward the largest face/person")
+    add_camera_options(run)
     run.add_argument("--stt", metavar="SPEC", help="mic: pocketsphinx[:hybrid|grammar|lm] (default) | whisper:MODEL | "
                                                    "vosk:MODEL (a folder, or a package carrying one; docs/microphone.md)")
     run.add_argument("--node-id", type=node_id_arg, metavar="ID",

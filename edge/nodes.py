@@ -61,8 +61,10 @@ def run_node(node: str, settings: Settings, args: Any = None) -> int:
             print("companion run camera: --source SRC is required (device index, video file, image folder or URL)",
                   file=sys.stderr)
             return 2
+        from edge.perception.camera_cli import camera_settings
         return run_camera(args.source, args.detector or "haar,hog", settings.broker, settings.namespace,
-                          args.companion_id, node_id=node_id, track=bool(getattr(args, "track", False)))
+                          args.companion_id, node_id=node_id, track=bool(getattr(args, "track", False)),
+                          **camera_settings(args))
     if node == "mic":
         from edge.app import load_companions as _companions
         from edge.perception.mic_node import run_mic

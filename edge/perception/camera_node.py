@@ -201,8 +201,10 @@ def run_camera(source: str | int, detector_spec: str = DEFAULT_DETECTOR,
                companion_id: str | None = None, *, node_id: str | None = None,
                capture: CaptureConfig | None = None, policy: PolicyConfig | None = None,
                options: NodeOptions | None = None, track: TrackConfig | bool | None = None,
-               stop: threading.Event | None = None, bus_timeout_s: float = 30.0) -> int:
+               stop: threading.Event | None = None, bus_timeout_s: float = 30.0,
+               detector_options: dict[str, Any] | None = None) -> int:
     """``companion run camera``: run until the recording ends or SIGINT/SIGTERM (or ``stop``).
+    ``detector_options`` go to YOLO detectors (conf, imgsz, iou, names, backend).
     Exit status 0 when it ended or was stopped, 1 when the broker, the detector or the source
     cannot be used (the reason is printed and left in the retained status)."""
     node_id = node_id or default_node_id(source)
@@ -216,7 +218,7 @@ def run_camera(source: str | int, detector_spec: str = DEFAULT_DETECTOR,
     try:
         board("starting")
         try:
-            detector = make_detector(detector_spec)
+            detector = make_detector(detector_spec, **(detector_options or {}))
             camera = Camera(parse_source(source), capture or CaptureConfig(), on_status=board)
             camera.start()
         except (DetectorError, CameraError) as exc:

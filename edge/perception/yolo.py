@@ -205,9 +205,14 @@ class OnnxYoloDetector:
 
 def _input_size(shape: list[Any], imgsz: int | tuple[int, int] | None, path: Path) -> tuple[int, int]:
     """(height, width): the option wins, else the model's fixed input shape, else 640."""
+    fixed = len(shape) == 4 and all(isinstance(d, int) and d > 0 for d in shape[2:])
     if imgsz is not None:
-        return (imgsz, imgsz) if isinstance(imgsz, int) else (int(imgsz[0]), int(imgsz[1]))
-    if len(shape) == 4 and all(isinstance(d, int) and d > 0 for d in shape[2:]):
+        asked = (imgsz, imgsz) if isinstance(imgsz, int) else (int(imgsz[0]), int(imgsz[1]))
+        if fixed and asked != (int(shape[2]), int(shape[3])):
+            raise DetectorError(f"ONNX model {path} takes {shape[3]}x{shape[2]} images, not {asked[1]}x{asked[0]}: "
+                                f"leave imgsz out, or export it again at that size (or with dynamic=True)")
+        return asked
+    if fixed:
         return int(shape[2]), int(shape[3])
     if shape and len(shape) != 4:
         raise DetectorError(f"ONNX model {path}: input shape {shape} is not an image batch (1, 3, H, W)")

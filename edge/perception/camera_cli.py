@@ -1,0 +1,78 @@
+"""``companion run camera`` options: capture size and rate, detector settings, what to publish.
+
+This module imports nothing heavy at the top: every ``companion`` command builds the parser.
+Each value is checked by argparse, so a bad one stops the command with exit status 2 and a
+sentence naming the option, before any broker or camera is touched. On a device the same
+options go in ``COMPANION_CAMERA_ARGS`` (``/etc/companion/companion.env``).
+"""
+
+from __future__ import annotations
+
+import argparse
+from dataclasses import replace
+from typing import Any
+
+
+def size_arg(text: str) -> tuple[int, int]:
+    """``640x480`` → (640, 480)."""
+    width, sep, height = text.lower().partition("x")
+    try:
+        size = (int(width), int(height)) if sep else None
+    except ValueError:
+        size = None
+    if size is None or not (16 <= size[0] <= 7680 and 16 <= size[1] <= 4320):
+        raise argparse.ArgumentTypeError(f"{text!r} is not WIDTHxHEIGHT between 16x16 and 7680x4320, e.g. 640x480")
+    return size
+
+
+def _bounded(kind: type, low: float, high: float, example: str):
+    def parse(text: str):
+        try:
+            value = kind(text)
+        except ValueError:
+            value = None
+        if value is None or not (low <= value <= high):
+            raise argparse.ArgumentTypeError(f"{text!r} is not a number from {low:g} to {high:g} (e.g. {example})")
+        return value
+    return parse
+
+
+def add_camera_options(run: argparse.ArgumentParser) -> None:
+    group = run.add_argument_group("camera")
+    group.add_argument("--size", type=size_arg, metavar="WxH",
+                       help="camera: frame size asked of the device; recordings are resized to it")
+    group.add_argument("--fps", type=_bounded(float, 0.1, 240, "10"),
+                       help="camera: at most this many frames a second reach the detector")
+    group.add_argument("--loop", action="store_true", help="camera: play a video file or folder again at its end")
+    group.add_argument("--conf", type=_bounded(float, 0.01, 1.0, "0.5"),
+                       help="camera: the lowest confidence that counts (YOLO's threshold and the scene policy's; "
+                            "default 0.5; YOLO reports from 0.25)")
+    group.add_argument("--imgsz", type=_bounded(int, 32, 2048, "320"),
+                       help="camera: YOLO input size for .pt and NCNN models, and ONNX exported with dynamic=True "
+                            "(a fixed-size ONNX takes only its own)")
+    group.add_argument("--send-image", action="store_true",
+                       help="camera: publish the frame as a JPEG (format image) with each vision perception")
+
+
+def camera_settings(args: argparse.Namespace) -> dict[str, Any]:
+    """run_camera's keyword arguments from the parsed options (absent options keep the defaults)."""
+    from edge.perception.camera_node import NodeOptions          # OpenCV and numpy: only when a camera runs
+    from edge.perception.camera_sources import CaptureConfig
+    from edge.perception.scene import PolicyConfig
+
+    capture = CaptureConfig()
+    if getattr(args, "size", None):
+        capture = replace(capture, width=args.size[0], height=args.size[1])
+    if getattr(args, "fps", None):
+        capture = replace(capture, fps=args.fps)
+    if getattr(args, "loop", False):
+        capture = replace(capture, loop=True)
+    detector: dict[str, Any] = {}
+    policy = PolicyConfig()
+    if getattr(args, "conf", None) is not None:
+        detector["conf"] = args.conf
+        policy = replace(policy, min_confidence=args.conf)
+    if getattr(args, "imgsz", None):
+        detector["imgsz"] = args.imgsz
+    options = NodeOptions(send_image=bool(getattr(args, "send_image", False)))
+    return {"capture": capture, "policy": policy, "options": options, "detector_options": detector}
