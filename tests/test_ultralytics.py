@@ -171,3 +171,43 @@ def test_camera_node_on_the_pt_publishes_what_the_model_sees_once(exported, brok
     assert (vision.title, vision.format, vision.sender) == ("vision", "object", "camera-still")
     assert set(vision.body["counts"]) == expected and expected <= set(NAMES)
     assert {c["change"] for c in vision.body["changes"]} == {"appeared"}
+
+
+def test_models_fetch_downloads_the_pt_and_exports_it(exported, tmp_path):
+    """`companion models fetch` on a YOLO entry: the .pt from an HTTP server, checked against its
+    sha256, then exported to ONNX and NCNN beside it; `models list` then says so."""
+    import hashlib
+    import subprocess
+
+    from file_server import Blob, FileServer
+
+    weights = exported["pt"].read_bytes()
+    with FileServer() as server:
+        server.blobs["/planted.pt"] = Blob(weights)
+        manifest = tmp_path / "manifest.toml"
+        manifest.write_text(f'''
+[[model]]
+name = "planted"
+kind = "yolo"
+license = "AGPL-3.0"
+used_by = "tests"
+exports = ["onnx", "ncnn"]
+[[model.files]]
+path = "yolo/planted.pt"
+url = "{server.url('/planted.pt')}"
+size = {len(weights)}
+sha256 = "{hashlib.sha256(weights).hexdigest()}"
+''')
+        dest = tmp_path / "models"
+        common = ["--manifest", str(manifest), "--dest", str(dest)]
+        done = subprocess.run([sys.executable, "-m", "edge.cli", "models", "fetch", "planted", *common],
+                              capture_output=True, text=True, timeout=240)
+    assert done.returncode == 0, done.stdout[-1500:] + done.stderr[-1500:]
+    yolo = dest / "yolo"
+    assert (yolo / "planted.pt").read_bytes() == weights
+    assert (yolo / "planted.onnx").is_file() and (yolo / "planted_ncnn_model" / "model.ncnn.param").is_file()
+    listed = subprocess.run([sys.executable, "-m", "edge.cli", "models", "list", *common],
+                            capture_output=True, text=True, timeout=60)
+    assert "exports: onnx yes, ncnn yes" in listed.stdout, listed.stdout
+    onnx = make_detector(f"yolo:{yolo / 'planted.onnx'}")
+    assert isinstance(onnx, OnnxYoloDetector) and onnx.input_size == (640, 640) and onnx.names == dict(enumerate(NAMES))
