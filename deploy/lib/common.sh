@@ -7,6 +7,7 @@ DRY_RUN=${DRY_RUN:-0}
 ROOT=${ROOT:-}          # set by --root: files go under it, system commands are not run
 STEP_NAME=""
 CHANGED=0               # files this run wrote (for the summary)
+RAN=0                   # system commands this run ran (for the summary)
 
 if [[ -t 1 ]]; then B=$'\033[1m' Y=$'\033[33m' R=$'\033[31m' N=$'\033[0m'; else B="" Y="" R="" N=""; fi
 
@@ -37,6 +38,7 @@ sys() {
     printf '    skipped (--root, files only): %s\n' "$(shown "$@")"
   else
     printf '    + %s\n' "$(shown "$@")"
+    RAN=$((RAN + 1))
     "$@"
   fi
 }
@@ -86,6 +88,7 @@ put_dir() {
   if ((DRY_RUN)); then info "would create $1/"; return 0; fi
   mkdir -p "$target"
   _own "$target" "$2" "${3:-}"
+  CHANGED=$((CHANGED + 1))
   info "created $1/"
 }
 

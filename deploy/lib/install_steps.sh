@@ -157,12 +157,14 @@ mosquitto_config() {
       password=$(od -An -N18 -tx1 /dev/urandom | tr -d ' \n')
       printf 'COMPANION_MQTT_USERNAME=%s\nCOMPANION_MQTT_PASSWORD=%s\n' "$account" "$password" >"$env"
       _own "$env" 0640 root:companion
+      CHANGED=$((CHANGED + 1))
       info "created MQTT account $account ($ETC/mqtt/$account.env)"
     fi
     password=$(sed -n 's/^COMPANION_MQTT_PASSWORD=//p' "$env")
     if [[ ! -f $passwd ]] || ! grep -q "^$account:" "$passwd" || [[ $env -nt $passwd ]]; then
       [[ -f $passwd ]] || { : >"$passwd"; _own "$passwd" 0640 root:mosquitto; }
       mosquitto_passwd -b "$passwd" "$account" "$password"
+      CHANGED=$((CHANGED + 1))
     fi
   done
 }
@@ -170,6 +172,7 @@ mosquitto_config() {
 udev_rules() {
   step 7/9 "udev rules for servo adapters"
   put_file "$SRC/deploy/udev/99-companion-servo.rules" /etc/udev/rules.d/99-companion-servo.rules 0644
+  if ((OFFLINE)); then info "offline: udev reads the rules when the system boots"; return 0; fi
   sys udevadm control --reload
   sys udevadm trigger --subsystem-match=tty --action=add
 }
@@ -192,10 +195,12 @@ systemd_units() {
     info "not verified: $VENV/bin/companion does not exist yet"
   else
     local out
-    out=$(systemd-analyze verify "${staged[@]}" "$ROOT/etc/systemd/system/companion.target" 2>&1) ||
+    # --man=no: whether man(1) is installed says nothing about the units (a minimal image lacks it)
+    out=$(systemd-analyze verify --man=no "${staged[@]}" "$ROOT/etc/systemd/system/companion.target" 2>&1) ||
       die "the unit files do not verify: $out" "report this; nothing was enabled"
     if [[ -n $out ]]; then warn "systemd-analyze verify: $out"; else info "systemd-analyze verify: ok"; fi
   fi
+  if ((OFFLINE)); then info "offline: systemd reads the units when the system boots"; return 0; fi
   sys systemctl daemon-reload
 }
 
@@ -217,11 +222,12 @@ check_and_enable() {
       esac
     done < <("$VENV/bin/python" "$SRC/deploy/lib/unit_checks.py" --root "${ROOT:-/}" --dev "$DEV" $UNITS)
   fi
-  local names=() off=()
+  local names=() off=() now=(--now)
+  ((OFFLINE)) && now=()   # nothing runs yet: disabling is enough
   for unit in "${ENABLE[@]}"; do names+=("companion-$unit.service"); done
   for unit in $ALL_UNITS; do [[ " ${ENABLE[*]} " == *" $unit "* ]] || off+=("companion-$unit.service"); done
   if [[ " ${ENABLE[*]} " == *" broker "* ]] && { ! sys_ok || systemctl is-enabled -q mosquitto.service 2>/dev/null; }; then
-    sys systemctl disable --now mosquitto.service   # the distribution's broker would hold port 1883
+    sys systemctl disable "${now[@]}" mosquitto.service   # the distribution's broker would hold port 1883
   fi
   if sys_ok; then
     if ! systemctl enable companion.target "${names[@]}"; then
@@ -229,9 +235,9 @@ check_and_enable() {
       die "systemctl enable failed; the units of this run were disabled again" "see the message above, then rerun"
     fi
     ENABLED=1
-    info "enabled: companion.target ${names[*]}"
+    info "enabled: companion.target ${names[*]}$( ((OFFLINE)) && echo ' (they start at the next boot)')"
     for unit in "${off[@]}"; do
-      if systemctl is-enabled -q "$unit" 2>/dev/null; then sys systemctl disable --now "$unit"; fi
+      if systemctl is-enabled -q "$unit" 2>/dev/null; then sys systemctl disable "${now[@]}" "$unit"; fi
     done
   else
     sys systemctl enable companion.target "${names[@]}"
@@ -245,6 +251,13 @@ summary() {
   printf '\n%s==> done%s (%s profile%s)\n' "$B" "$N" "$PROFILE" "$( ((DRY_RUN)) && echo ', dry run: nothing was changed')"
   info "$( ((DRY_RUN)) || [[ -n $ROOT ]] && echo "would enable" || echo "enabled"): ${ENABLE[*]:-none}"
   ((${#SKIPPED[@]})) && info "not enabled: ${SKIPPED[*]} (the reasons are above; fix them and rerun)"
+  if ((!DRY_RUN)); then
+    if ((CHANGED + RAN == 0)); then
+      info "changes: none, everything was already in place"
+    else
+      info "changes: $CHANGED file(s) written, $RAN system command(s) run (each is marked above)"
+    fi
+  fi
   info "logs:    journalctl -u 'companion-*' -f"
   info "check:   sudo -u companion $VENV/bin/companion doctor --config $ETC/robot.toml"
   info "talk:    $VENV/bin/companion perceive input \"hello\""

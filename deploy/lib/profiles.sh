@@ -11,9 +11,11 @@ ALL_UNITS="registry broker body brain camera mic gateway mcp"   # the seed's sta
 # apt packages: mosquitto (the broker), libportaudio2 (sounddevice), espeak-ng (fallback voice),
 # alsa-utils (aplay/arecord: what `companion doctor` suggests), python3-venv (the venv),
 # libgomp1 (OpenMP: xllamacpp's wheel links libgomp.so.1 without bundling it, and a minimal
-# Debian/Ubuntu image lacks it: `import xllamacpp` then fails and the brain has no embedded LLM)
+# Debian/Ubuntu image lacks it: `import xllamacpp` then fails and the brain has no embedded LLM),
+# procps (/bin/kill: the broker unit's ExecReload=; a minimal Debian image lacks it and
+# systemd-analyze verify then rejects the unit)
 profile_apt() {
-  local pkgs="mosquitto mosquitto-clients libportaudio2 libgomp1 espeak-ng alsa-utils ca-certificates"
+  local pkgs="mosquitto mosquitto-clients libportaudio2 libgomp1 espeak-ng alsa-utils ca-certificates procps"
   case $1 in
     minimal) ;;
     standard) pkgs+=" v4l-utils" ;;
