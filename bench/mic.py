@@ -47,7 +47,7 @@ from edge.broker import LocalBroker  # noqa: E402
 from edge.bus import Bus  # noqa: E402
 from edge.paths import COMPANIONS_DIR  # noqa: E402
 from edge.perception.mic_node import Heard, run_mic  # noqa: E402
-from edge.perception.phrases import normalize_text  # noqa: E402
+from edge.perception.phrases import normalize_text, word_errors  # noqa: E402
 from edge.perception.resample import resample  # noqa: E402
 from edge.perception.stt import PocketsphinxRecognizer, Recognizer, RecognizerError, make_recognizer  # noqa: E402
 from edge.perception.vad import EnergyVad, Segmenter, SegmenterConfig, WebrtcVad  # noqa: E402
@@ -73,16 +73,6 @@ OUT_OF_GRAMMAR = [
     "i will be back soon", "turn the music down", "are you hungry", "we should go for a walk",
     "the train was late this morning", "have you seen my glasses",
 ]
-
-
-def edit_distance(a: list[str], b: list[str]) -> int:
-    prev = list(range(len(b) + 1))
-    for i, x in enumerate(a, 1):
-        cur = [i]
-        for j, y in enumerate(b, 1):
-            cur.append(min(prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + (x != y)))
-        prev = cur
-    return prev[-1]
 
 
 def pct(values: list[float], p: float) -> float:
@@ -122,7 +112,7 @@ def score(rec: Recognizer, clips: list[tuple[str, str, np.ndarray]]) -> dict:
     for kind, text, pcm in clips:
         t = rec.transcribe(pcm)
         heard = normalize_text(t.text)
-        errors += edit_distance(text.split(), heard.split())
+        errors += word_errors(text, heard)
         words += len(text.split())
         exact += heard == text
         in_exact += kind == "in" and heard == text

@@ -4,20 +4,17 @@ from __future__ import annotations
 
 import argparse
 import base64
-import shutil
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import numpy as np
 import pytest
 
-from edge.bus import Bus
 from edge.perception.camera_cli import camera_settings, size_arg
 from edge.perception.detectors import DetectorError
 from edge.perception.yolo import OnnxYoloDetector
-from edge.protocol.payloads import Perception, Status
+from camera_cli_run import run_camera_cli, still_folder
 from test_detectors import build_yolo_stub
 
 DATA = Path("/usr/share/doc/opencv-doc/examples/data")
@@ -67,25 +64,10 @@ def test_a_fixed_size_onnx_refuses_another_imgsz(tmp_path):
 
 @needs_samples
 def test_size_and_send_image_reach_the_published_frame(broker, tmp_path):
-    folder = tmp_path / "desk"
-    folder.mkdir()
-    for n in range(6):   # 1.2 s at 5 frames a second: past the policy's 0.3 s debounce
-        shutil.copy(DATA / "messi5.jpg", folder / f"{n}.jpg")
-    seen: list[Perception] = []
-    states: list[Status] = []
-    bus = Bus("listener", "test", broker.address, announce=False).connect()
-    bus.subscribe(Perception, seen.append)
-    bus.subscribe(Status, states.append)
-    try:
-        time.sleep(0.2)
-        done = companion("run", "camera", "--source", str(folder), "--detector", "haar", "--size", "640x400",
-                         "--fps", "5", "--send-image", "--broker", f"{broker.address.host}:{broker.address.port}")
-        assert done.returncode == 0, done.stderr[-2000:]
-        deadline = time.monotonic() + 5
-        while not any(s.state == "offline" for s in states) and time.monotonic() < deadline:
-            time.sleep(0.05)
-    finally:
-        bus.close()
+    folder = still_folder(tmp_path / "desk", DATA / "messi5.jpg", 6)   # 1.2 s at 5 fps: past the 0.3 s debounce
+    run = run_camera_cli(broker, "--source", str(folder), "--detector", "haar", "--size", "640x400",
+                         "--fps", "5", "--send-image")
+    seen, states = run.perceptions, run.statuses
     import cv2
 
     assert any(s.extra.get("camera") == "open" for s in states)

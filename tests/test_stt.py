@@ -170,3 +170,13 @@ def test_an_optional_engine_that_is_not_installed_says_how_to_install_it(tmp_pat
 def test_a_missing_pocketsphinx_model_file_is_named(tmp_path):
     with pytest.raises(RecognizerError, match="model file missing: .*en-us"):
         PocketsphinxRecognizer(model_dir=tmp_path)
+
+
+def test_word_errors_count_substitutions_insertions_and_deletions():
+    from edge.perception.phrases import word_errors
+
+    assert word_errors("look left please", "look left please") == 0
+    assert word_errors("look left please", "look love please") == 1          # substitution
+    assert word_errors("look left", "oh look left") == 1                      # insertion
+    assert word_errors("hello robot please look left", "hello look left") == 2  # deletions
+    assert word_errors("", "noise") == 1 and word_errors("stop", "") == 1

@@ -22,7 +22,7 @@ import numpy as np
 import pytest
 
 from edge.bus import Bus
-from edge.perception.phrases import normalize_text
+from edge.perception.phrases import normalize_text, word_errors
 from edge.perception.stt import Recognizer, RecognizerError, Transcript, make_recognizer
 from edge.paths import COMPANIONS_DIR
 from edge.perception.stt_engines import VoskRecognizer, WhisperRecognizer, whisper_prompt
@@ -63,17 +63,6 @@ needs_vosk_model = pytest.mark.skipif(not (_importable("vosk") and _installed(VO
 
 def said(text: str) -> np.ndarray:
     return np.concatenate([PAD, speech(text), PAD])
-
-
-def word_errors(ref: str, hyp: str) -> int:
-    a, b = ref.split(), hyp.split()
-    prev = list(range(len(b) + 1))
-    for i, x in enumerate(a, 1):
-        cur = [i]
-        for j, y in enumerate(b, 1):
-            cur.append(min(prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + (x != y)))
-        prev = cur
-    return prev[-1]
 
 
 @pytest.fixture(scope="module")

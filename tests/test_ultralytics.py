@@ -134,38 +134,13 @@ def test_without_ultralytics_the_error_names_the_install_command(tmp_path, monke
 def test_camera_node_on_the_pt_publishes_what_the_model_sees_once(exported, broker, tmp_path):
     """`companion run camera --detector yolo:planted.pt` over an unchanging scene: one vision
     perception naming the model's classes, then quiet, then offline when the folder ends."""
-    import shutil
-    import subprocess
-    import time
-
-    from edge.bus import Bus
-    from edge.protocol.payloads import Perception, Status
-
-    folder = tmp_path / "still"
-    folder.mkdir()
-    for n in range(8):
-        shutil.copy(DATA / "messi5.jpg", folder / f"{n:02d}.jpg")
     import cv2
 
+    from camera_cli_run import run_camera_cli, still_folder
+
+    folder = still_folder(tmp_path / "still", DATA / "messi5.jpg", 8)
     expected = {d.label for d in UltralyticsDetector(exported["pt"]).detect(cv2.imread(str(DATA / "messi5.jpg")))}
-    seen: list[Perception] = []
-    states: list[Status] = []
-    bus = Bus("listener", "test", broker.address, announce=False).connect()
-    bus.subscribe(Perception, seen.append)
-    bus.subscribe(Status, states.append)
-    try:
-        time.sleep(0.2)
-        done = subprocess.run([sys.executable, "-m", "edge.cli", "run", "camera", "--broker",
-                               f"{broker.address.host}:{broker.address.port}",
-                               "--source", str(folder), "--detector", f"yolo:{exported['pt']}"],
-                              capture_output=True, text=True, timeout=240)
-        assert done.returncode == 0, done.stderr[-2000:]
-        deadline = time.monotonic() + 5
-        while not any(s.state == "offline" and s.node == "camera-still" for s in states) and time.monotonic() < deadline:
-            time.sleep(0.05)
-        time.sleep(0.3)
-    finally:
-        bus.close()
+    seen = run_camera_cli(broker, "--source", str(folder), "--detector", f"yolo:{exported['pt']}").perceptions
     assert len(seen) == 1, [p.body for p in seen]
     vision = seen[0]
     assert (vision.title, vision.format, vision.sender) == ("vision", "object", "camera-still")

@@ -247,3 +247,16 @@ def grammar_for(companions: Iterable[Any], extra: Iterable[str] = (), *,
         templates = [t for verb in ("look", "move", "wag", "nod") for t in VERB_TEMPLATES[verb]]
     templates += [normalize_text(e) if not any(c in e for c in "[(<") else e for e in extra]
     return build_grammar(templates, names, known_word=known_word)
+
+
+def word_errors(reference: str, heard: str) -> int:
+    """Word-level edit distance (substitutions, insertions, deletions): the numerator of the word
+    error rate by which benches and tests judge a recognizer."""
+    ref, hyp = reference.split(), heard.split()
+    prev = list(range(len(hyp) + 1))
+    for i, want in enumerate(ref, 1):
+        cur = [i]
+        for j, got in enumerate(hyp, 1):
+            cur.append(min(prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + (want != got)))
+        prev = cur
+    return prev[-1]
