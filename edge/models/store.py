@@ -132,14 +132,15 @@ class Store:
     def digest(self, path: Path, *, use_cache: bool, on_bytes: Callable[[int], None] | None = None) -> str:
         """sha256 of ``path``; with ``use_cache`` a digest recorded for the same size and mtime is reused."""
         if use_cache:
-            hit = self._cached(path)
+            hit = self.cached_digest(path)
             if hit:
                 return hit
         value = sha256_file(path, on_bytes)
         self.remember(path, value)
         return value
 
-    def _cached(self, path: Path) -> str | None:
+    def cached_digest(self, path: Path) -> str | None:
+        """The digest recorded for ``path`` at its current size and mtime, if any."""
         st = path.stat()
         hit = self._load()["checked"].get(str(path.resolve()))
         if hit and hit.get("size") == st.st_size and hit.get("mtime_ns") == st.st_mtime_ns:

