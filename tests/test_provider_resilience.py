@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import random
+import socket
 
 import pytest
 
-from edge.providers.base import ContentSegment, ProviderContext, ProviderError, ProviderResponse, ToolCall
+from edge.providers.base import ContentSegment, ProviderContext, ProviderError, ProviderResponse, Tool, ToolCall
+from edge.providers.breaker import BreakerPolicy, CircuitBreaker
 from edge.providers.errors import STANDARD_ERRORS, code_for_status, parse_retry_after
 from edge.providers.events import (Metadata, PartialContentDelta, PartialToolCall, StreamEnd, StreamError,
                                    ToolCallEnded, ToolCallStarted, collect, replay)
@@ -94,9 +96,11 @@ def test_too_long_retry_after_is_not_waited_out():
 def test_fallback_only_on_fallbackable_errors():
     first = ScriptedProvider([{"error": {"code": "E3001", "message": "down"}}, {"error": {"code": "E1001", "message": "bad"}}])
     second = ScriptedProvider([{"text": "from the second"}], loop=True)
-    chain = FallbackChain([first, second])
+    now = [0.0]
+    chain = FallbackChain([first, second], clock=lambda: now[0])
     response = chain.generate("hi", ProviderContext())
     assert response.text == "from the second"
+    now[0] = 5.0  # the first one's breaker half-opens: its trial call answers E1001
     with pytest.raises(ProviderError) as err:
         chain.generate("hi", ProviderContext())  # E1001: not fallbackable, surfaces at once
     assert err.value.code == "E1001" and len(second.calls) == 1
@@ -155,3 +159,103 @@ def test_parse_failures_survive_a_stream():
     response = ProviderResponse([ContentSegment("error", text="reply is not JSON: 'look left'")], {"finish_reason": "error"})
     again = collect(replay(response))
     assert again.errors == ["reply is not JSON: 'look left'"]
+
+
+def closed_port() -> int:
+    """A localhost port nothing listens on: connecting to it is refused at once."""
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+class Counting:
+    """Counts the calls that reach a provider (each one is a connect attempt for a remote API)."""
+
+    def __init__(self, inner) -> None:
+        self.inner, self.name, self.calls = inner, inner.name, 0
+
+    def generate(self, prompt, context):
+        self.calls += 1
+        return self.inner.generate(prompt, context)
+
+    def close(self) -> None:
+        self.inner.close()
+
+
+@pytest.mark.parametrize("kind", ["openai", "ollama"])
+def test_a_refused_connection_falls_back_at_once_and_the_dead_provider_is_skipped(kind):
+    from edge.providers import ollama_api, openai_api
+    waits = Clock()
+    url = f"http://127.0.0.1:{closed_port()}" + ("/v1" if kind == "openai" else "")
+    api = {"openai": openai_api, "ollama": ollama_api}[kind].build("some-model", url, {})
+    dead = Counting(Retrying(api, RetryPolicy(), sleep=waits.sleep))
+    backup = ScriptedProvider([{"text": "from the backup"}], loop=True)
+    now = [100.0]
+    chain = FallbackChain([dead, backup], clock=lambda: now[0])
+    try:
+        first = chain.generate("hi", ProviderContext())
+        assert first.text == "from the backup" and first.metadata["answered_by"] == "scripted:<items>"
+        assert dead.calls == 1 and waits.waits == []          # refused: no retries, no backoff
+        second = chain.generate("hi", ProviderContext())
+        assert dead.calls == 1 and second.metadata["skipped"] == [dead.name]  # no connect attempt at all
+        now[0] += 5.0                                         # the cooldown is over: one trial call
+        chain.generate("hi", ProviderContext())
+        assert dead.calls == 2
+        now[0] += 9.9                                         # failed again: the next cooldown is 10 s
+        chain.generate("hi", ProviderContext())
+        assert dead.calls == 2
+        now[0] += 0.1
+        chain.generate("hi", ProviderContext())
+        assert dead.calls == 3 and len(backup.calls) == 5
+    finally:
+        chain.close()
+
+
+def test_a_half_open_trial_that_succeeds_closes_the_breaker():
+    now = [0.0]
+    flaky = ScriptedProvider([{"error": {"code": "E3002", "message": "busy"}}, {"text": "back"}, {"text": "again"}])
+    backup = ScriptedProvider([{"text": "backup"}], loop=True)
+    chain = FallbackChain([flaky, backup], clock=lambda: now[0])
+    assert chain.generate("hi", ProviderContext()).text == "backup"
+    now[0] = 5.0
+    assert chain.generate("hi", ProviderContext()).text == "back"      # the trial succeeded
+    assert chain.generate("hi", ProviderContext()).text == "again"     # closed: used every time
+    assert chain.breakers[0].state == "closed" and chain.breakers[0].failures == 0
+
+
+def test_only_one_caller_makes_the_half_open_trial():
+    now = [0.0]
+    breaker = CircuitBreaker("x", BreakerPolicy(initial_cooldown_s=5, max_cooldown_s=60), clock=lambda: now[0])
+    cooldowns = [breaker.failed() for _ in range(6)]
+    assert cooldowns == [5, 10, 20, 40, 60, 60]
+    assert not breaker.allow() and breaker.retry_in() == 60
+    now[0] = 60.0
+    assert breaker.allow() and not breaker.allow()     # the first caller tries, the second still skips
+    breaker.released()                                 # the trial told nothing (a cancel): another may try
+    assert breaker.allow()
+
+
+def test_when_every_provider_is_skipped_the_chain_says_when_it_retries():
+    now = [0.0]
+    a = ScriptedProvider([{"error": {"code": "E3001", "message": "down"}}])
+    b = ScriptedProvider([{"error": {"code": "E3003", "message": "slow"}}])
+    chain = FallbackChain([a, b], clock=lambda: now[0])
+    with pytest.raises(ProviderError):
+        chain.generate("hi", ProviderContext())
+    now[0] = 2.0
+    with pytest.raises(ProviderError) as err:
+        chain.generate("hi", ProviderContext())
+    assert err.value.code == "E3002" and "3.0 s" in err.value.message and len(a.calls) == len(b.calls) == 1
+
+
+def test_a_chain_warms_the_members_that_can_be_warmed():
+    class Warm(ScriptedProvider):
+        def warm(self, system, tools):
+            self.warmed = (system, [t.name for t in tools])
+            return True
+
+    cold, warm = ScriptedProvider([{"text": "x"}]), Warm([{"text": "y"}])
+    chain = FallbackChain([cold, warm])
+    assert chain.warm("be kind", [Tool("nod", "nod", {"type": "object"})])
+    assert warm.warmed == ("be kind", ["nod"]) and cold.calls == []
+    assert not FallbackChain([cold, ScriptedProvider([{"text": "z"}])]).warm("s", [])

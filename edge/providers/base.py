@@ -145,10 +145,26 @@ class ProviderError(Exception):
 
 @runtime_checkable
 class Provider(Protocol):
-    """Anything with ``generate``; ``name`` is for logs."""
+    """Anything with ``generate``; ``name`` is for logs. ``warm`` is optional (``Warmable``)."""
 
     name: str
 
     def generate(self, prompt: str, context: ProviderContext) -> ProviderResponse: ...
 
     def close(self) -> None: ...
+
+
+@runtime_checkable
+class Warmable(Protocol):
+    """The optional warm-up hook: a provider that pays a first-call cost (weights paged in,
+    a grammar compiled, a prompt cache filled) pays it here, before the node says it is ready,
+    with the system prompt and actions its first decisions will use. Remote APIs leave it out."""
+
+    def warm(self, system: str, tools: list[Tool]) -> bool: ...
+
+
+def warm(provider: object, system: str, tools: list[Tool]) -> bool:
+    """Warm ``provider`` when it has the hook; True when something was warmed. May raise ProviderError."""
+    if isinstance(provider, Warmable):
+        return bool(provider.warm(system, tools))
+    return False

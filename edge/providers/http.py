@@ -1,7 +1,8 @@
 """HTTP plumbing shared by the remote providers (httpx + httpx-sse).
 
 One place turns every transport failure into a standard error: a refused connection or a
-reset is ``E3001`` (the server is not there: fall back), a timeout is ``E3003``, a non-2xx
+reset is ``E3001`` (the server is not there: fall back; a refused connection is not retried
+either), a timeout is ``E3003``, a non-2xx
 status is classified by ``errors.code_for_status`` with the API's own error message and its
 ``Retry-After``. Streaming checks ``context.cancel`` between chunks (``E4002``).
 """
@@ -77,7 +78,10 @@ class HttpApi:
             raise ProviderError("E3003", f"{self.provider} did not answer within "
                                          f"{timeout_s or self.timeout_s:.0f} s ({type(exc).__name__})",
                                 provider=self.provider) from None
-        except (httpx.ConnectError, httpx.RemoteProtocolError, httpx.ReadError, httpx.WriteError) as exc:
+        except httpx.ConnectError as exc:  # nothing listens: waiting 1+2+4 s will not bring it up, fall back now
+            raise ProviderError("E3001", f"{self.provider} unreachable at {self.base_url}: {exc}",
+                                retryable=False, provider=self.provider) from None
+        except (httpx.RemoteProtocolError, httpx.ReadError, httpx.WriteError) as exc:
             raise ProviderError("E3001", f"{self.provider} unreachable at {self.base_url}: {exc}",
                                 provider=self.provider) from None
 

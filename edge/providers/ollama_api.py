@@ -246,7 +246,7 @@ class OllamaProvider:
                                  provider=name)
         if isinstance(exc, (ConnectionError, httpx.ConnectError)):
             return ProviderError("E3001", f"{name}: nothing answers at {self.host} "
-                                          f"(is Ollama running? `ollama serve`)", provider=name)
+                                          f"(is Ollama running? `ollama serve`)", retryable=False, provider=name)
         if isinstance(exc, httpx.TransportError):
             return ProviderError("E3001", f"{name}: the connection to {self.host} failed: {exc}", provider=name)
         if isinstance(exc, json.JSONDecodeError):

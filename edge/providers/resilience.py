@@ -1,9 +1,11 @@
 """Retry with exponential backoff, and fallback chains (the AI-Protocol's default policy).
 
 ``Retrying`` wraps one provider: a retryable failure is tried again after 1 s, 2 s, 4 s ...
-(capped at 30 s, with jitter), at most 3 times, honouring a server's ``Retry-After``.
+(capped at 30 s, with jitter), at most 3 times, honouring a server's ``Retry-After``. An error
+its provider marked not retryable (a refused connection: nothing listens) is not retried.
 ``FallbackChain`` tries its providers in order and moves on only when a failure is
-fallbackable; anything else (a bad request, a cancel) is the caller's to see at once.
+fallbackable; anything else (a bad request, a cancel) is the caller's to see at once. A
+provider that failed is skipped for a growing cooldown (its circuit breaker, ``breaker.py``).
 The clock and the sleep are injectable so tests can check the policy without waiting.
 """
 
@@ -11,11 +13,13 @@ from __future__ import annotations
 
 import random
 import threading
+import time
 from dataclasses import dataclass, field
 from typing import Callable, Iterator
 
 from edge.log import get_logger
-from edge.providers.base import Provider, ProviderContext, ProviderError, ProviderResponse
+from edge.providers.base import Provider, ProviderContext, ProviderError, ProviderResponse, Tool, warm
+from edge.providers.breaker import BreakerPolicy, CircuitBreaker
 from edge.providers.events import StreamEvent, replay
 
 log = get_logger(__name__)
@@ -32,7 +36,7 @@ class RetryPolicy:
     retryable_codes: frozenset[str] = field(default_factory=lambda: frozenset({"E2001", "E3001", "E3002", "E3003"}))
 
     def should_retry(self, error: ProviderError, attempt: int) -> bool:
-        if attempt >= self.max_retries or error.code not in self.retryable_codes:
+        if attempt >= self.max_retries or not error.retryable or error.code not in self.retryable_codes:
             return False
         return error.retry_after is None or error.retry_after <= self.max_retry_after_s
 
@@ -103,45 +107,94 @@ class Retrying:
 
 
 class FallbackChain:
-    """Providers in order; the next one is tried only after a fallbackable failure."""
+    """Providers in order; the next one is tried only after a fallbackable failure.
 
-    def __init__(self, providers: list[Provider]):
+    Each provider has a circuit breaker (``breaker.py``): one that failed is skipped until its
+    cooldown is over, so a dead provider does not cost every turn its connect attempt. When
+    every breaker is open the call fails at once (E3002) saying when the next trial will be.
+    """
+
+    def __init__(self, providers: list[Provider], policy: BreakerPolicy | None = None,
+                 clock: Callable[[], float] = time.monotonic):
         if not providers:
             raise ValueError("a fallback chain needs at least one provider")
         self.providers = providers
+        self.breakers = [CircuitBreaker(p.name, policy, clock) for p in providers]
         self.name = ",".join(p.name for p in providers)
 
     def generate(self, prompt: str, context: ProviderContext) -> ProviderResponse:
+        skipped: list[str] = []
         last: ProviderError | None = None
-        for provider in self.providers:
+        for provider, breaker in zip(self.providers, self.breakers):
+            if not self._allowed(breaker, skipped):
+                continue
             try:
                 response = provider.generate(prompt, context)
-                response.metadata.setdefault("provider", provider.name)
-                return response
             except ProviderError as exc:
-                if not exc.fallbackable:
-                    raise
-                log.warning("provider.fallback", provider=provider.name, code=exc.code, reason=exc.message)
-                last = exc
-        assert last is not None
-        raise last
+                last = self._failed(breaker, exc)
+                continue
+            breaker.succeeded()
+            response.metadata.setdefault("provider", provider.name)
+            response.metadata["answered_by"] = provider.name
+            if skipped:
+                response.metadata["skipped"] = skipped
+            return response
+        raise last or self._all_open()
 
     def stream(self, prompt: str, context: ProviderContext) -> Iterator[StreamEvent]:
+        skipped: list[str] = []
         last: ProviderError | None = None
-        for provider in self.providers:
+        for provider, breaker in zip(self.providers, self.breakers):
+            if not self._allowed(breaker, skipped):
+                continue
             started = False
             try:
                 for event in stream_of(provider, prompt, context):
                     started = True
                     yield event
-                return
             except ProviderError as exc:
-                if started or not exc.fallbackable:
+                if started:
+                    breaker.released()
                     raise
-                log.warning("provider.fallback", provider=provider.name, code=exc.code, reason=exc.message)
-                last = exc
-        assert last is not None
-        raise last
+                last = self._failed(breaker, exc)
+                continue
+            breaker.succeeded()
+            return
+        raise last or self._all_open()
+
+    def warm(self, system: str, tools: list[Tool]) -> bool:
+        """Warm every member that can be warmed (a remote API has nothing to warm)."""
+        warmed = False
+        for provider in self.providers:
+            try:
+                warmed = warm(provider, system, tools) or warmed
+            except ProviderError as exc:
+                log.warning("provider.warm_failed", provider=provider.name, code=exc.code, reason=exc.message)
+        return warmed
+
+    def _allowed(self, breaker: CircuitBreaker, skipped: list[str]) -> bool:
+        if breaker.allow():
+            return True
+        skipped.append(breaker.name)
+        log.info("provider.skipped", provider=breaker.name, reason="circuit open after a failure",
+                 retry_in_s=round(breaker.retry_in(), 1))
+        return False
+
+    @staticmethod
+    def _failed(breaker: CircuitBreaker, exc: ProviderError) -> ProviderError:
+        """A fallbackable failure opens the breaker and lets the chain go on; anything else is raised."""
+        if not exc.fallbackable:
+            breaker.released()
+            raise exc
+        cooldown = breaker.failed()
+        log.warning("provider.fallback", provider=breaker.name, code=exc.code, reason=exc.message,
+                    skipped_for_s=round(cooldown, 1))
+        return exc
+
+    def _all_open(self) -> ProviderError:
+        wait = min(b.retry_in() for b in self.breakers)
+        return ProviderError("E3002", f"every provider of {self.name} failed recently and is skipped "
+                                      f"(circuit open); the next trial call in {wait:.1f} s")
 
     def close(self) -> None:
         for provider in self.providers:
