@@ -47,6 +47,9 @@ class ConsoleObserver:
             segs = data["response"]["segments"]
             calls = [s["toolCall"] for s in segs if s.get("type") == "tool_call"]
             what = ", ".join(f"{c['name']} {_short(c['args'], 80)}" for c in calls) or "no action"
+            if data.get("route") == "sentence":   # edge/brain/fast_path.py: no LLM was asked
+                return f"{who}   decided by sentence template in {data['latency_s'] * 1000:.1f} ms: {what}  " \
+                       f"(template {data['template']!r})"
             note = f"  (rejected: {'; '.join(data['problems'])})" if data["problems"] else ""
             return f"{who}   decided in {data['latency_s']:.2f} s: {what}{note}"
         if kind == "provider_error":

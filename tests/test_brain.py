@@ -86,7 +86,7 @@ def test_invalid_decision_is_corrected_before_anything_is_published(world, pip):
         {"action": "look", "params": {"x": -1, "y": 0, "z": 0.5}},
     ])
     brain = start_brain(provider)
-    client.publish(Perception(title="input", body="look left", to="all"))
+    client.publish(Perception(title="input", body="look at the lamp on the left", to="all"))
     _wait(lambda: brain.handled == 1)
     published = actions.get(timeout=2)
     assert published.params == {"x": -1, "y": 0, "z": 0.5}

@@ -98,7 +98,7 @@ def test_failed_action_goes_back_as_an_observation(rig):
     client.publish(Estop(sender="test", engaged=True))
     provider = ScriptedProvider([{"action": "look", "params": {"x": 0.5, "y": 0, "z": 1}}, {"none": True}])
     b = brain(provider)
-    client.publish(Perception(title="input", body="look right"))
+    client.publish(Perception(title="input", body="look at the door on the right"))
     wait(lambda: b.handled == 1)
     assert len(provider.calls) == 2
     observation = provider.calls[1][0]
@@ -109,7 +109,7 @@ def test_failed_action_goes_back_as_an_observation(rig):
 def test_state_machine_walks_a_turn(rig):
     brain, client, seen, sim = rig
     b = brain(ScriptedProvider([{"action": "nod", "params": {"times": 1}}]))
-    client.publish(Perception(title="input", body="nod"))
+    client.publish(Perception(title="input", body="do you agree?"))
     wait(lambda: b.handled == 1)
     states = [d["state"] for k, d in b.events if k == "state"]
     assert states == ["assembling_context", "awaiting_llm", "executing_actions", "awaiting_results", "waiting"]

@@ -19,6 +19,7 @@ from typing import Any, Callable, Union
 from edge.brain import prompt
 from edge.brain.clock import Clock, SystemClock
 from edge.brain.conversation import MessagingRules
+from edge.brain.fast_path import FastPath
 from edge.brain.memory import ConversationMemory
 from edge.brain.slash import SlashError, SlashHelp, is_slash, parse_slash
 from edge.brain.state import BrainState, allowed
@@ -82,6 +83,7 @@ class CompanionBrain:
         self._pending_lock = threading.Lock()
         self._stop = threading.Event()
         self._turns = TurnRunner(self)
+        self._fast = FastPath(self)   # the file's sentence templates, compiled once
         self._thread = threading.Thread(target=self._run, name=f"brain-{companion.name}", daemon=True)
         self.handled = 0
         self.dropped = 0
@@ -193,6 +195,9 @@ class CompanionBrain:
     def handle(self, perception: Perception) -> list[ActionResult]:
         """Decide about one perception and carry the decision out; returns the results."""
         self.observer("perception", {"perception": perception.to_dict()})
+        quick = self._fast.run(perception)   # a command the companion file names: no LLM
+        if quick is not None:
+            return quick
         tools = prompt.offered_tools(self.companion, perception.title, self.config.events_only_tools)
         if len(tools) > self.config.max_tools:  # a large action set: offer only the most relevant
             event_actions = [n for e in self.companion.events_for(perception.title) for n in e.actions]

@@ -230,7 +230,8 @@ def _semantic_problems(doc: dict) -> list[Problem]:
     out = _identity_problems(doc, meta) + _date_problems(meta)
     titles = {kind: _titles(doc, kind, out) for kind in ("actions", "perceptions")}
     out += _event_problems(doc, titles["actions"], titles["perceptions"])
-    return out
+    from edge.protocol.sentences import sentence_problems  # late: sentences.py builds on this module
+    return out + sentence_problems(doc)
 
 
 def _identity_problems(doc: dict, meta: dict) -> list[Problem]:

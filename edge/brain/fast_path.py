@@ -1,0 +1,60 @@
+"""The brain's fast path: a text perception that matches one of the companion file's sentence
+templates (``x-sentences``) is carried out directly, without asking the LLM.
+
+Commands the file names ("bark two times", "左を見て") should never depend on how a model
+samples; this answers them in well under a millisecond and the same way every time. Anything
+that does not match as a whole goes to the LLM as before.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from typing import TYPE_CHECKING
+
+from edge.brain import prompt
+from edge.brain.state import BrainState
+from edge.log import get_logger
+from edge.protocol.payloads import ActionResult, Perception
+from edge.protocol.sentences import SentenceMatcher
+from edge.providers.base import ContentSegment, ProviderResponse, ToolCall
+
+if TYPE_CHECKING:
+    from edge.brain.loop import CompanionBrain
+
+log = get_logger(__name__)
+
+ROUTE = "sentence"
+
+
+class FastPath:
+    """One brain's compiled sentence templates, compiled once when the brain is built."""
+
+    def __init__(self, brain: "CompanionBrain") -> None:
+        self.brain = brain
+        self.matcher = SentenceMatcher.for_companion(brain.companion)
+
+    def run(self, perception: Perception) -> list[ActionResult] | None:
+        """Carry out a recognised command and return its results; None when the LLM must decide."""
+        if not len(self.matcher) or perception.format != "text" or not isinstance(perception.body, str):
+            return None
+        started = time.perf_counter()
+        found = self.matcher.match(perception.body)
+        latency = time.perf_counter() - started
+        if found is None:
+            return None
+        b = self.brain
+        call = ToolCall(found.action, found.params)
+        response = ProviderResponse([ContentSegment(type="tool_call", tool_call=call)], {"route": ROUTE})
+        log.info("decision.sentence", companion=b.companion.name, source=perception.id, action=found.action,
+                 template=found.template, latency_ms=round(latency * 1000, 3))
+        b.observer("decision", {"perception_id": perception.id, "attempt": 0, "latency_s": latency,
+                                "route": ROUTE, "template": found.template, "pointer": found.pointer,
+                                "response": response.to_json(), "problems": []})
+        # The exchange joins the conversation memory, so a later LLM turn knows what was done.
+        b.memory.add("user", prompt.user_text(perception))
+        b.memory.add("assistant", json.dumps(response.to_json()["segments"], ensure_ascii=False))
+        b.set_state(BrainState.EXECUTING_ACTIONS)
+        b.set_state(BrainState.AWAITING_RESULTS)
+        result = b.perform(found.action, found.params, perception.id)
+        return [result] if result is not None else []
