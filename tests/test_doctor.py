@@ -34,7 +34,7 @@ def test_doctor_surveys_the_servos_and_finds_the_models(tmp_path, broker):
     assert f"an MQTT broker answers at {broker.address}" in report
     assert "joint pan (feetech id 1" in report and "joint tilt (feetech id 2" in report
     assert report.count(": answers at") == 2
-    assert "SmolLM2-135M-Instruct.Q4_1.gguf" in report and "embedded answered" in report
+    assert "qwen2.5-coder-0.5b-instruct-q4_k_m.gguf" in report and "embedded answered" in report
 
 
 def test_doctor_names_a_missing_servo_port_with_the_fix(tmp_path, broker):

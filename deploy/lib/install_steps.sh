@@ -7,7 +7,7 @@ models_and_gpu() {
     MODELS=$(profile_models "$PROFILE")
     if ((GPU_YOLO)); then MODELS+=" yolo11n"; fi   # the .pt and its exports, with Ultralytics
   fi
-  info "the embedded LLM (SmolLM2) and the piper voice came with the Python packages"
+  info "the tiny embedded LLM (SmolLM2) and the piper voice came with the Python packages"
   local companion="$VENV/bin/companion" known="" name
   if [[ -n $MODELS ]]; then
     if sys_ok && ! known=$("$companion" models list 2>/dev/null); then

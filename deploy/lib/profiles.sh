@@ -53,26 +53,29 @@ profile_units() {
 }
 
 # models fetched with `companion models fetch` (names from models/manifest.toml) into
-# /var/lib/companion/models; the embedded SmolLM2, the piper voice and the pocketsphinx model
-# come from wheels in every profile
+# /var/lib/companion/models; the tiny SmolLM2, the piper voice and the pocketsphinx model come
+# from wheels in every profile
 profile_models() {
   case $1 in
-    minimal) echo "" ;;                        # nothing to download: the smallest install
-    standard) echo "qwen2.5-0.5b-instruct" ;;  # a much better decider than SmolLM2, ~0.4 GB
-    jetson) echo "" ;;                         # the LLM comes from Ollama; yolo11n with GPU YOLO
+    minimal) echo "" ;;                              # nothing to download: the smallest install
+    standard) echo "qwen2.5-coder-0.5b-instruct" ;;  # the default embedded model, 491 MB
+    jetson) echo "" ;;                               # the LLM comes from Ollama; yolo11n with GPU YOLO
   esac
 }
 
-# [brain] provider for a new robot.toml: the fetched model first, SmolLM2 as the fallback
-QWEN_GGUF=/var/lib/companion/models/llm/Qwen2.5-0.5B-Instruct-Q4_K_M.gguf
+# [brain] provider for a new robot.toml. `embedded` is the default model in the models folder
+# (the units set COMPANION_MODELS_DIR to it); the tiny SmolLM2 from its wheel is the fallback,
+# and the only model of the minimal profile
+TINY_PROVIDER=embedded:smollm2-135m-instruct
+DEFAULT_GGUF=/var/lib/companion/models/llm/qwen2.5-coder-0.5b-instruct-q4_k_m.gguf
 profile_provider() {
   case $1 in
-    jetson) echo "ollama:$OLLAMA_MODEL,embedded" ;;
+    jetson) echo "ollama:$OLLAMA_MODEL,$TINY_PROVIDER" ;;
     *) # only when the fetch really brought it: a missing file stops the brain at start
-      if [[ " $MODELS " == *" qwen2.5-0.5b-instruct "* ]] && { ((DRY_RUN)) || [[ -f $ROOT$QWEN_GGUF ]]; }; then
-        echo "embedded:$QWEN_GGUF,embedded"
+      if [[ " $MODELS " == *" qwen2.5-coder-0.5b-instruct "* ]] && { ((DRY_RUN)) || [[ -f $ROOT$DEFAULT_GGUF ]]; }; then
+        echo "embedded,$TINY_PROVIDER"
       else
-        echo embedded
+        echo "$TINY_PROVIDER"
       fi ;;
   esac
 }

