@@ -3,9 +3,10 @@
 One ``[[model]]`` table per model. A model is either shipped inside a Python package
 (``source = "package:DIST"``: its files are found through the package, never downloaded),
 downloaded over HTTP(S) into the models folder (``[[model.files]]`` with ``url``), or pulled
-by Ollama (``kind = "ollama"``). Loading validates every field and names the offending
-entry and field, so a typo in the manifest is a one-line error rather than a failed fetch
-half an hour later.
+by Ollama (``kind = "ollama"``). A downloaded file may name a ``mirror``: the same bytes split
+across pinned wheels on a package index (``WheelMirror``). Loading validates every field and
+names the offending entry and field, so a typo in the manifest is a one-line error rather than
+a failed fetch half an hour later.
 """
 
 from __future__ import annotations
