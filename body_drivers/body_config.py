@@ -71,7 +71,7 @@ class JointConfig:
 
 @dataclass(frozen=True)
 class PanTilt:
-    """``look(x, y, z)``: pan = atan2(x, z), tilt = atan2(y, hypot(x, z)), in degrees."""
+    """``look(x, y, z)``: pan = atan(x), tilt = atan2(y, hypot(x, 1)), in degrees; z (distance) turns nothing."""
 
     pan: str
     tilt: str | None = None

@@ -42,14 +42,22 @@ def finite(params: dict[str, Any], name: str, action: str, default: float | None
     return value
 
 
-def look_angles(x: float, y: float, z: float) -> tuple[float, float]:
-    """Pan and tilt (degrees) that point the head along (x right, y up, z ahead).
+VIEW_HALF_ANGLE_DEG = 45.0   # look x = ±1 (the view's edge) is this far off straight ahead
 
-    Straight ahead (0, 0, 1) is (0, 0); (0, 0, 0) has no direction and also gives (0, 0).
-    A direction behind the head (z < 0) asks for more than 90° of pan; the limits decide.
+
+def look_angles(x: float, y: float) -> tuple[float, float]:
+    """Pan and tilt (degrees) that point the head at the place (x, y) of the view frame
+    (docs/protocol.md "Spatial frame": x -1 left .. 1 right, y -1 down .. 1 up, 0, 0 ahead).
+
+    The view spans ±45°: the point lies on the ray (x·tan 45°, y·tan 45°, 1) from the head, so
+    pan = atan(x) and tilt = atan2(y, hypot(x, 1)). How far away it is (``look``'s z) does not
+    change that ray, so z never turns the head: pan has the sign of x and grows with it, and
+    never passes ±90° (the limits clamp long before).
     """
-    pan = math.degrees(math.atan2(x, z))
-    tilt = math.degrees(math.atan2(y, math.hypot(x, z)))
+    k = math.tan(math.radians(VIEW_HALF_ANGLE_DEG))
+    sx, sy = x * k, y * k
+    pan = math.degrees(math.atan(sx))
+    tilt = math.degrees(math.atan2(sy, math.hypot(sx, 1.0)))
     return pan, tilt
 
 
@@ -61,8 +69,8 @@ def plan(action: str, mapping: Mapping, params: dict[str, Any], current: Pose) -
     if isinstance(mapping, PanTilt):
         x = finite(params, "x", action, 0.0)
         y = finite(params, "y", action, 0.0)
-        z = finite(params, "z", action, 1.0)
-        pan, tilt = look_angles(x, y, z)  # type: ignore[arg-type]
+        finite(params, "z", action)  # the distance: checked, but it does not change the direction
+        pan, tilt = look_angles(x, y)  # type: ignore[arg-type]
         pose = {mapping.pan: pan}
         if mapping.tilt is not None:
             pose[mapping.tilt] = tilt

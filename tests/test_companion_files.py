@@ -134,7 +134,8 @@ def test_pip_has_tight_schemas_for_a_small_model() -> None:
     assert speak.schema["properties"]["message"]["maxLength"] <= 120
     for axis in "xyz":
         bounds = look.schema["properties"][axis]
-        assert (bounds["minimum"], bounds["maximum"]) == (-1, 1)
+        # x, y: a place in the view (docs/protocol.md "Spatial frame"); z: metres ahead
+        assert (bounds["minimum"], bounds["maximum"]) == ((-1, 1) if axis != "z" else (0.1, 2))
         assert "minimum" in move.schema["properties"][axis] and "maximum" in move.schema["properties"][axis]
     assert validate_params(look, {"x": 0.5, "y": 0, "z": 1}) == []
     assert only(validate_params(look, {"x": 1.5, "y": 0, "z": 1})).pointer == "/x"

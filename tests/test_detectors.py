@@ -79,9 +79,9 @@ def test_bad_frames_and_specs_are_named():
         HaarFaceDetector(cascade="/nonexistent/cascade.xml")
 
 
-def test_wire_form_is_the_centre_and_size():
-    d = Detection("person", 0.876, (0.1, 0.2, 0.3, 0.6))
-    assert d.to_dict() == {"label": "person", "confidence": 0.88, "x": 0.2, "y": 0.4, "w": 0.2, "h": 0.4}
+def test_wire_form_is_the_centre_in_the_view_frame_and_the_size():
+    d = Detection("person", 0.876, (0.1, 0.2, 0.3, 0.6))   # left of centre, a little above it
+    assert d.to_dict() == {"label": "person", "confidence": 0.88, "x": -0.6, "y": 0.2, "w": 0.2, "h": 0.4}
     assert d.area == pytest.approx(0.08)
 
 

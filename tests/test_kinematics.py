@@ -12,25 +12,53 @@ from body_drivers.kinematics import (KinematicsError, look_angles, plan, scale_f
                                      to_ticks)
 
 
-@pytest.mark.parametrize("xyz, pan, tilt", [
-    ((0, 0, 1), 0, 0),
-    ((1, 0, 1), 45, 0),
-    ((-1, 0, 1), -45, 0),
-    ((0, 1, 1), 0, 45),
-    ((0, -1, 0), 0, -90),
-    ((1, 0, 0), 90, 0),
-    ((1, 1, 1), 45, math.degrees(math.atan2(1, math.sqrt(2)))),
-    ((0, 0, -1), 180, 0),   # behind: more pan than any head has; the limits decide
-    ((0, 0, 0), 0, 0),      # no direction: straight ahead
+@pytest.mark.parametrize("xy, pan, tilt", [
+    ((0, 0), 0, 0),
+    ((1, 0), 45, 0),          # the view's right edge: 45° right
+    ((-1, 0), -45, 0),        # its left edge (the robot's left): 45° left
+    ((0, 1), 0, 45),
+    ((0, -1), 0, -45),
+    ((1, 1), 45, math.degrees(math.atan2(1, math.sqrt(2)))),
 ])
-def test_look_direction_to_pan_tilt(xyz, pan, tilt):
-    assert look_angles(*xyz) == pytest.approx((pan, tilt))
+def test_look_place_in_view_to_pan_tilt(xy, pan, tilt):
+    assert look_angles(*xy) == pytest.approx((pan, tilt))
 
 
 def test_look_plan_names_the_configured_joints_and_defaults_missing_axes():
     assert plan("look", PanTilt("yaw", "pitch"), {"x": 1, "y": 0, "z": 1}, {}) == [pytest.approx({"yaw": 45, "pitch": 0})]
     assert plan("look", PanTilt("yaw", "pitch"), {"y": 1}, {}) == [pytest.approx({"yaw": 0, "pitch": 45})]
     assert plan("look", PanTilt("yaw"), {"x": -1, "y": 1, "z": 1}, {}) == [pytest.approx({"yaw": -45})]
+
+
+def _pan(params: dict) -> float:
+    return plan("look", PanTilt("pan", "tilt"), params, {})[0]["pan"]
+
+
+def test_looking_half_left_turns_less_than_looking_at_the_left_edge():
+    half, edge = _pan({"x": -0.5, "y": 0, "z": 1}), _pan({"x": -1, "y": 0, "z": 1})
+    assert edge < half < 0
+
+
+@pytest.mark.parametrize("z", [None, 0, -1, 0.1, 2])
+def test_distance_never_swings_the_head_past_the_place_looked_at(z):
+    """Pip's look used to read z as near(-1)..far(1): z <= 0 put the target behind the head."""
+    params = {"x": -0.5, "y": 0.2} if z is None else {"x": -0.5, "y": 0.2, "z": z}
+    assert _pan(params) == pytest.approx(_pan({"x": -0.5, "y": 0.2, "z": 1}))
+    assert -45 < _pan(params) < 0
+
+
+@given(x=st.floats(-1, 1), y=st.floats(-1, 1), z=st.floats(0.1, 2))
+def test_any_allowed_look_keeps_the_pan_on_the_side_of_x_and_within_the_view(x, y, z):
+    pan, tilt = _pan({"x": x, "y": y, "z": z}), plan("look", PanTilt("pan", "tilt"), {"x": x, "y": y, "z": z}, {})[0]["tilt"]
+    assert math.copysign(1, pan) == math.copysign(1, x) or pan == 0 == x
+    assert abs(pan) <= 45 + 1e-9 and abs(tilt) <= 45 + 1e-9
+    assert (tilt > 0) == (y > 0) or y == 0
+
+
+@given(a=st.floats(-1, 1), b=st.floats(-1, 1))
+def test_pan_grows_with_x(a, b):
+    if a < b:
+        assert look_angles(a, 0)[0] < look_angles(b, 0)[0]
 
 
 @pytest.mark.parametrize("params, words", [

@@ -82,7 +82,9 @@ def test_report_lists_counts_and_positions_and_low_confidence_is_ignored():
     event = policy.update([PERSON, other, weak], 0.2)
     body = event.body()
     assert body["counts"] == {"person": 2}
-    assert body["objects"][0] == {"label": "person", "confidence": 0.9, "x": 0.5, "y": 0.55, "w": 0.2, "h": 0.7}
+    # centred left-right, a little below the middle (the view frame: y up), 20 % wide, 70 % tall
+    assert body["objects"][0] == {"label": "person", "confidence": 0.9, "x": 0.0, "y": -0.1, "w": 0.2, "h": 0.7}
+    assert body["objects"][1]["x"] == -0.8 and body["objects"][1]["y"] == 0.5  # the one at the top left
     assert body["summary"] == "person appeared. In view: 2 people."
     assert "dog" not in policy.present
 
@@ -107,9 +109,11 @@ def test_a_large_scene_change_reports_once_and_what_detectors_explain_does_not_c
 def test_tracker_prefers_faces_maps_to_look_and_is_rate_limited():
     tracker = Tracker(TrackConfig(rate_hz=2, deadband=0.1))
     left_face = Detection("face", 0.9, (0.0, 0.0, 0.2, 0.25))
-    assert tracker.update([PERSON, left_face], 0.0) == {"x": -0.8, "y": 0.75, "z": 0.5}
+    # the face at the top left: look left and up, at a face filling a quarter of the height (0.44 m)
+    assert tracker.update([PERSON, left_face], 0.0) == {"x": -0.8, "y": 0.75, "z": 0.44}
     assert tracker.update([PERSON], 0.2) is None                        # too soon
-    assert tracker.update([PERSON], 0.5) == {"x": 0.0, "y": -0.1, "z": -0.4}
+    # a person 70 % of the picture tall is about 1.2 m ahead
+    assert tracker.update([PERSON], 0.5) == {"x": 0.0, "y": -0.1, "z": 1.21}
     assert tracker.update([Detection("person", 0.9, (0.42, 0.2, 0.62, 0.9))], 1.0) is None  # inside the deadband
     assert tracker.update([], 2.0) is None and tracker.sent == 2
 
@@ -175,7 +179,9 @@ def test_people_walk_in_and_out_and_the_node_reports_each_once(broker, listener,
                                         {"label": "person", "change": "appeared"}]
     assert came.body["counts"]["face"] == 1 and came.body["counts"]["person"] >= 1
     face = next(o for o in came.body["objects"] if o["label"] == "face")
-    assert abs(face["x"] - 92 / 640) < 0.03 and abs(face["y"] - 111 / 480) < 0.03  # the left player's face
+    # the left player's face, at about (92, 111) of the 640x480 picture: left and high in the view
+    assert abs(face["x"] - (2 * 92 / 640 - 1)) < 0.06 and abs(face["y"] - (1 - 2 * 111 / 480)) < 0.06
+    assert face["x"] < -0.5 and face["y"] > 0.4
     assert [c.get("label") for c in went.body["changes"] if c["change"] == "left"] == ["face", "person"]
     assert went.body["counts"] == {} and went.body["objects"] == []
     node = default_node_id(folder)
@@ -222,7 +228,8 @@ def test_pedestrians_in_vtest_are_noticed_once(broker, listener):
     assert len(listener.perceptions) == 1 and node.frames == 8
     body = listener.perceptions[0].body
     assert body["changes"] == [{"label": "person", "change": "appeared"}] and body["counts"]["person"] >= 1
-    assert all(0 <= o["x"] <= 1 and 0 <= o["y"] <= 1 for o in body["objects"])
+    assert all(-1 <= o["x"] <= 1 and -1 <= o["y"] <= 1 and 0 < o["w"] <= 1 and 0 < o["h"] <= 1
+               for o in body["objects"])
 
 
 @needs_samples

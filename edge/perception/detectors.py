@@ -2,7 +2,9 @@
 
 A frame is an OpenCV BGR image (``numpy`` uint8, H x W x 3). Every detector answers in the
 same terms, so the scene policy never knows which one ran: a label, a confidence in 0..1 and
-a box normalized to the frame (x1, y1, x2, y2 with 0,0 top-left, 1,1 bottom-right).
+a box normalized to the frame (x1, y1, x2, y2 with 0,0 top-left, 1,1 bottom-right). That box
+stays inside the camera node; on the wire (``Detection.to_dict``) a detection is in the
+robot's view frame (``edge.perception.view_frame``, docs/protocol.md "Spatial frame").
 
 The zero-download default is OpenCV's own: the Haar frontal-face cascade that ships inside
 ``opencv-python`` (``cv2.data.haarcascades``) and the HOG + linear-SVM people detector built
@@ -21,7 +23,7 @@ from typing import Any, Protocol, Sequence
 
 import numpy as np
 
-Box = tuple[float, float, float, float]
+from edge.perception.view_frame import Box, box_in_view
 
 
 class DetectorError(ValueError):
@@ -47,13 +49,10 @@ class Detection:
         return max(0.0, x2 - x1) * max(0.0, y2 - y1)
 
     def to_dict(self, digits: int = 2) -> dict[str, Any]:
-        """The wire form, kept compact for a small model's prompt: the centre as ``x``/``y``
-        (what a companion file's example shows) and the size as ``w``/``h``, all 0..1."""
-        x1, y1, x2, y2 = self.box
-        cx, cy = self.center
-        return {"label": self.label, "confidence": round(self.confidence, digits),
-                "x": round(cx, digits), "y": round(cy, digits),
-                "w": round(x2 - x1, digits), "h": round(y2 - y1, digits)}
+        """The wire form, kept compact for a small model's prompt: the centre as ``x``/``y`` in
+        the view frame (-1 left .. 1 right, -1 bottom .. 1 top: ``look``'s own terms, so a model
+        can copy them) and the size as ``w``/``h``, fractions of the picture's width and height."""
+        return {"label": self.label, "confidence": round(self.confidence, digits), **box_in_view(self.box, digits)}
 
 
 class Detector(Protocol):

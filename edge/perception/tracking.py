@@ -6,18 +6,24 @@ largest person), turns its place in the picture into the ``look`` action's terms
 a target through at most ``rate_hz`` times a second, and only when it moved more than
 ``deadband`` since the last one sent.
 
-Mapping (for a camera fixed to the body, facing forward): the picture's left edge is
-x = -1 and its right edge x = 1; its bottom y = -1, its top y = 1; z is nearness from the
-box's height (a box filling the picture is near, -1; a tiny one far, 1). ``gain`` scales x
-and y for a lens whose field of view is narrower or wider than the head's range.
+Mapping (for a camera fixed to the body, facing forward): the target's place in the view frame
+(docs/protocol.md "Spatial frame") is the ``look`` x and y as they are, so the reflex and a
+model copying a vision object point the head the same way; ``gain`` scales them for a lens
+whose field of view is narrower or wider than the head's. z is the distance ahead in metres,
+guessed from the box's height and the label's usual size (a face ~0.22 m, a person ~1.7 m),
+held to the 0.1..2 m a ``look`` takes.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Sequence
 
 from edge.perception.detectors import Detection
+from edge.perception.view_frame import Z_MAX_M, Z_MIN_M, to_view
+
+# how tall a thing of each label usually is (metres): its box's height then says how far it is
+TYPICAL_HEIGHT_M = {"face": 0.22, "person": 1.7}
 
 
 @dataclass
@@ -28,10 +34,19 @@ class TrackConfig:
     deadband: float = 0.1
     gain: float = 1.0
     action: str = "look"
+    heights_m: dict[str, float] = field(default_factory=lambda: dict(TYPICAL_HEIGHT_M))
 
 
-def _clamp(v: float) -> float:
-    return round(min(1.0, max(-1.0, v)), 2)
+def _clamp(v: float, lo: float = -1.0, hi: float = 1.0) -> float:
+    return round(min(hi, max(lo, v)), 2) + 0.0
+
+
+def distance_ahead(label: str, box_height: float, heights_m: dict[str, float]) -> float:
+    """Metres ahead, from the fraction of the picture's height a box fills: the view spans ±45°
+    (as ``look`` does), so at d metres the picture is 2·d tall. An unknown label is 1 m."""
+    if label not in heights_m or box_height <= 0:
+        return 1.0
+    return _clamp(heights_m[label] / (2.0 * box_height), Z_MIN_M, Z_MAX_M)
 
 
 class Tracker:
@@ -60,10 +75,9 @@ class Tracker:
         chosen = self.target(detections)
         if chosen is None:
             return None
-        cx, cy = chosen.center
-        x1, y1, x2, y2 = chosen.box
-        params = {"x": _clamp((cx - 0.5) * 2 * cfg.gain), "y": _clamp((0.5 - cy) * 2 * cfg.gain),
-                  "z": _clamp(1 - 2 * (y2 - y1))}
+        x, y = to_view(*chosen.center)
+        params = {"x": _clamp(x * cfg.gain), "y": _clamp(y * cfg.gain),
+                  "z": distance_ahead(chosen.label, chosen.box[3] - chosen.box[1], cfg.heights_m)}
         if self._last is not None and max(abs(params["x"] - self._last["x"]),
                                           abs(params["y"] - self._last["y"])) < cfg.deadband:
             return None
