@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import tempfile
 import threading
+import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -99,6 +100,7 @@ class Stack:
     executor: Any = None
     safety: Any = None
     companions: list[Companion] = field(default_factory=list)
+    ready_s: float | None = None          # start() to ready, model load and warm-up included
     _stopped: threading.Event = field(default_factory=threading.Event)
 
     def start(self) -> "Stack":
@@ -107,6 +109,7 @@ class Stack:
         from edge.brain.loop import BrainConfig, CompanionBrain
 
         s = self.settings
+        started = time.monotonic()
         self.companions = load_companions(s)
         provider = self.provider
         if provider is None:
@@ -129,11 +132,15 @@ class Stack:
             for companion in self.companions:
                 bus = self._bus(f"brain-{companion.id}", "brain", companion=companion.id)
                 observer = self.observer_factory(companion.name) if self.observer_factory else None
+                # start() warms the model with this companion's prompt first: ready means a quick first decision
                 self.brains.append(CompanionBrain(companion, provider, bus, config, observer, peers=peers).start())
         except BaseException:
             self.stop()
             raise
-        log.info("stack.ready", broker=str(s.broker), companions=len(self.companions), sim=s.sim)
+        self.ready_s = round(time.monotonic() - started, 3)
+        warm_s = [b.warm_s for b in self.brains if b.warm_s is not None]
+        log.info("stack.ready", broker=str(s.broker), companions=len(self.companions), sim=s.sim,
+                 seconds=self.ready_s, warm_s=sum(warm_s) if warm_s else None)
         return self
 
     def _bus(self, node_id: str, kind: str, **status: Any) -> Bus:

@@ -17,6 +17,15 @@ def _short(value: Any, limit: int = 100) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
+def answered_by(metadata: dict[str, Any]) -> str:
+    """Which provider and model answered, from a response's metadata: ``embedded:qwen...``."""
+    name = str(metadata.get("answered_by") or metadata.get("provider") or "")
+    model = str(metadata.get("model") or "")
+    if ":" in name or not model or model == name:
+        return name or model
+    return f"{name}:{model}" if name else model
+
+
 class ConsoleObserver:
     """Callable observer for CompanionBrain; thread-safe."""
 
@@ -51,10 +60,31 @@ class ConsoleObserver:
                 return f"{who}   decided by sentence template in {data['latency_s'] * 1000:.1f} ms: {what}  " \
                        f"(template {data['template']!r})"
             note = f"  (rejected: {'; '.join(data['problems'])})" if data["problems"] else ""
-            return f"{who}   decided in {data['latency_s']:.2f} s: {what}{note}"
+            by = answered_by(data["response"].get("metadata") or {})
+            return f"{who}   decided in {data['latency_s']:.2f} s{f' by {by}' if by else ''}: {what}{note}"
         if kind == "provider_error":
             e = data["error"]
+            if e["code"] == "E4002":
+                return f"{who}!! turn cancelled: {e['message']}"
             return f"{who}!! provider failed: {e['code']} {e['message']}"
+        if kind in ("queued", "coalesced", "dropped"):
+            why = "estop engaged" if data["held"] else "busy"
+            said = data["input"]["format"] == "text"
+            verb = {"queued": "queued", "dropped": "dropped the oldest waiting input, queued",
+                    "coalesced": "added to the waiting input" if said else f"newest {data['input']['title']} kept"}[kind]
+            return f"{who}   ({why}: {verb} {_short(data['input']['text'], 60)!r}, {data['waiting']} waiting)"
+        if kind == "estop":
+            if data["engaged"]:
+                cancelled = "the turn in progress is cancelled; " if data["turn_cancelled"] else ""
+                return f"{who}!! emergency stop engaged by {data['by']}: {cancelled}no new turns until it is released"
+            return f"{who}   emergency stop released by {data['by']}: going on ({data['waiting']} waiting)"
+        if kind == "warming":
+            return f"{who}   warming the model ({data['provider']})..."
+        if kind == "warmed":
+            return f"{who}   model warm: ready in {data['seconds']:.1f} s"
+        if kind == "warm_failed":
+            e = data["error"]
+            return f"{who}!! warming the model failed: {e['code']} {e['message']}"
         if kind == "action":
             a = data["action"]
             return f"{who}<< action {a['name']} {_short(a['params'], 80)}"

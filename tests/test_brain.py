@@ -136,20 +136,6 @@ def test_ignores_other_companions_and_unknown_titles(world):
     assert actions.empty()  # no action is a valid decision
 
 
-def test_busy_brain_queues_and_drops_the_oldest(world):
-    start_brain, client, actions, sim = world
-    provider = ScriptedProvider([{"none": True}], delay_s=0.3, loop=True)
-    brain = start_brain(provider, queue_size=3)
-    for i in range(8):
-        client.publish(Perception(title="input", body=f"message {i}"))
-    _wait(lambda: brain.handled + brain.dropped == 8 and brain.idle(), timeout=15)
-    seen = [call[0].split(": ", 1)[1] for call in provider.calls]
-    numbers = [int(text.split()[-1]) for text in seen]
-    assert numbers == sorted(numbers)                         # handled in arrival order
-    assert seen[-3:] == ["message 5", "message 6", "message 7"]  # the newest always survive
-    assert brain.dropped == 8 - len(seen) and brain.dropped >= 3
-
-
 def test_provider_error_does_not_stop_the_loop(world):
     start_brain, client, actions, sim = world
     provider = ScriptedProvider([{"error": {"code": "E2001", "message": "boom"}},

@@ -5,6 +5,7 @@ under the seed's rules on a manual clock."""
 from __future__ import annotations
 
 import queue
+import threading
 import time
 
 import pytest
@@ -95,15 +96,13 @@ def test_slash_commands_bypass_the_llm(rig, pip):
 
 def test_failed_action_goes_back_as_an_observation(rig):
     brain, client, seen, sim = rig
-    client.publish(Estop(sender="test", engaged=True))
-    provider = ScriptedProvider([{"action": "look", "params": {"x": 0.5, "y": 0, "z": 1}}, {"none": True}])
+    provider = ScriptedProvider([{"action": "speak", "params": {"message": "   "}}, {"none": True}])
     b = brain(provider)
     client.publish(Perception(title="input", body="look at the door on the right"))
     wait(lambda: b.handled == 1)
     assert len(provider.calls) == 2
     observation = provider.calls[1][0]
-    assert observation.startswith("Observation:") and "estop_engaged" in observation
-    client.publish(Estop(sender="test", engaged=False))
+    assert observation.startswith("Observation:") and "invalid_params" in observation  # the body refused it
 
 
 def test_state_machine_walks_a_turn(rig):
@@ -183,3 +182,117 @@ def test_messages_for_others_and_own_messages_are_not_handled(rig, pip):
     wait(lambda: b.handled == 1)
     time.sleep(0.3)
     assert len(provider.calls) == 1 and "hello everyone" in provider.calls[0][0]
+
+
+class Gate:
+    """A provider whose calls wait at a gate until the test opens it, like a model that takes
+    long to decide; it answers from a script and, like the embedded model, ignores a cancel."""
+
+    def __init__(self, script: list[dict], loop: bool = False):
+        self.inner = ScriptedProvider(script, loop=loop)
+        self.name = "gate"
+        self.calls = self.inner.calls
+        self.entered = threading.Event()
+        self.open = threading.Event()
+
+    def generate(self, prompt, context):
+        self.entered.set()
+        assert self.open.wait(30), "the test never opened the gate"
+        return self.inner.generate(prompt, context)
+
+    def close(self) -> None:
+        self.open.set()
+
+
+def events_of(b, *kinds) -> list:
+    return [(k, d) for k, d in list(b.events) if k in kinds]
+
+
+def blocked_turn(brain, client, gate: Gate, **config):
+    """A brain whose first turn is inside the provider, waiting at the gate."""
+    b = brain(gate, **config)
+    client.publish(Perception(title="input", body="what do you see?"))
+    assert gate.entered.wait(10)
+    return b
+
+
+@pytest.mark.parametrize("said_queue_size", [32, 4])
+def test_what_a_person_says_during_a_turn_is_all_handled_afterwards(rig, said_queue_size):
+    brain, client, seen, sim = rig
+    gate = Gate([{"none": True}], loop=True)
+    b = blocked_turn(brain, client, gate, said_queue_size=said_queue_size)
+    said = [f"utterance number {i}" for i in range(20)]
+    for text in said:
+        client.publish(Perception(title="input", body=text))
+    wait(lambda: len(events_of(b, "queued", "coalesced")) == 20)
+    gate.open.set()
+    wait(lambda: b.idle())
+    prompts = "\n".join(p for p, _ in gate.calls)
+    assert all(text in prompts for text in said)           # none lost
+    placed = [k for k, _ in events_of(b, "queued", "coalesced")]
+    assert placed == ["queued"] * min(20, said_queue_size) + ["coalesced"] * max(0, 20 - said_queue_size)
+    assert len(gate.calls) == 1 + min(20, said_queue_size) and b.dropped == 0
+
+
+def test_a_sensor_keeps_only_its_newest_view_while_the_brain_is_busy(rig):
+    brain, client, seen, sim = rig
+    gate = Gate([{"none": True}], loop=True)
+    b = blocked_turn(brain, client, gate)
+    views = [Perception(title="vision", format="object", body={"objects": []}) for _ in range(6)]
+    for view in views:
+        client.publish(view)
+    wait(lambda: len(events_of(b, "queued", "coalesced")) == 6)
+    gate.open.set()
+    wait(lambda: b.idle())
+    handled = [d["perception"]["id"] for _, d in events_of(b, "perception")]
+    assert len(gate.calls) == 2 and handled[1:] == [views[-1].id]   # only the newest view was decided on
+    assert [k for k, _ in events_of(b, "queued", "coalesced")] == ["queued"] + ["coalesced"] * 5
+
+
+def test_a_slash_command_acts_while_a_turn_is_deciding(rig):
+    brain, client, seen, sim = rig
+    gate = Gate([{"none": True}])
+    b = blocked_turn(brain, client, gate)
+    client.publish(Perception(title="input", body="/nod 1", sender="tester"))
+    action = seen[Action].get(timeout=10)
+    reply = seen[Reply].get(timeout=10)
+    assert (action.name, action.params) == ("nod", {"times": 1}) and reply.text == "/nod: done"
+    assert not gate.open.is_set() and b.busy                # the turn is still waiting for its decision
+    gate.open.set()
+    wait(lambda: b.idle())
+
+
+def test_estop_cancels_the_turn_in_flight_and_holds_new_ones_until_released(rig):
+    brain, client, seen, sim = rig
+    gate = Gate([{"action": "nod", "params": {"times": 3}}, {"action": "wag", "params": {"speed": 1}}])
+    b = blocked_turn(brain, client, gate)
+    client.publish(Estop(sender="tester", engaged=True))
+    wait(lambda: events_of(b, "estop"))
+    gate.open.set()                                         # the decision arrives after the estop
+    wait(lambda: b.handled == 1)
+    errors = [d["error"] for _, d in events_of(b, "provider_error")]
+    assert [e["code"] for e in errors] == ["E4002"] and "emergency stop" in errors[0]["message"]
+    client.publish(Perception(title="input", body="and now the other thing"))
+    wait(lambda: events_of(b, "queued"))
+    assert events_of(b, "queued")[0][1]["held"] and len(gate.calls) == 1 and not b.idle()
+    client.publish(Estop(sender="tester", engaged=False))
+    action = seen[Action].get(timeout=10)
+    wait(lambda: b.idle())
+    assert (action.name, action.params) == ("wag", {"speed": 1})  # the held input, after the release
+    assert drain(seen[Action]) == [] and len(gate.calls) == 2      # the cancelled nod was never sent
+    engaged = [d for _, d in events_of(b, "estop")]
+    assert [(d["engaged"], d["turn_cancelled"]) for d in engaged] == [(True, True), (False, False)]
+
+
+def test_estop_refuses_actions_without_sending_them(rig):
+    brain, client, seen, sim = rig
+    b = brain(ScriptedProvider([]))
+    client.publish(Estop(sender="tester", engaged=True))
+    wait(lambda: b.estop_engaged)
+    client.publish(Perception(title="input", body="/nod 2", sender="tester"))
+    reply = seen[Reply].get(timeout=10)
+    assert not reply.ok and "estop_engaged" in reply.text and seen[Action].empty()
+    client.publish(Estop(sender="tester", engaged=False))
+    wait(lambda: not b.estop_engaged)
+    client.publish(Perception(title="input", body="/nod 2", sender="tester"))
+    assert seen[Action].get(timeout=10).params == {"times": 2}

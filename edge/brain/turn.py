@@ -12,7 +12,6 @@ with a log line instead of spending rounds on a model that repeats itself.
 from __future__ import annotations
 
 import json
-import threading
 import time
 from concurrent.futures import ThreadPoolExecutor, TimeoutError as FutureTimeout
 from dataclasses import dataclass, field
@@ -120,16 +119,18 @@ class TurnRunner:
         """The provider call, with the per-call timeout enforced from outside the provider."""
         started = time.monotonic()
         timeout = self.brain.config.call_timeout_s
+        context.cancel = context.cancel or self.brain.turn_cancel   # an engaged estop sets it
+        _check_cancel(context)
         if not timeout:
             response = self.brain.provider.generate(text, context)
         else:
-            context.cancel = context.cancel or threading.Event()
             future = self._calls.submit(self.brain.provider.generate, text, context)
             try:
                 response = future.result(timeout)
             except FutureTimeout:
                 context.cancel.set()
                 raise ProviderError("E3003", f"no decision within {timeout:.0f} s (call_timeout_s)") from None
+        _check_cancel(context)   # a decision that arrives after the cancel is never carried out
         return response, time.monotonic() - started
 
     def _problems(self, response: ProviderResponse, tools: list[Tool]) -> list[str]:
@@ -155,6 +156,11 @@ class TurnRunner:
             return b.send_message(call, source_id)
         b.set_state(BrainState.AWAITING_RESULTS)
         return b.perform(call.name, call.args, source_id)
+
+
+def _check_cancel(context: ProviderContext) -> None:
+    if context.cancel is not None and context.cancel.is_set():
+        raise ProviderError("E4002", "turn cancelled (emergency stop); its decision is not carried out")
 
 
 def _seen(seen: set[str], problems: list[str]) -> bool:
