@@ -3,22 +3,28 @@
 Exactly one loop per companion, on its own thread, handling one input at a time: a companion
 that is still speaking does not start deciding about the next thing it saw. Inputs are
 perceptions addressed to it and messages from other companions; those that arrive meanwhile
-wait in a bounded queue, and when it is full the oldest is dropped with a log line (the newest
-view of the world matters most). A text perception starting with ``/`` is a slash command and
-runs without the LLM. Everything else is a turn (``turn.py``).
+wait in the inbox (``inbox.py``: what a person said is queued or coalesced, never dropped; a
+sensor's newest view replaces the one waiting), and the observer hears how each was placed.
+
+A text perception starting with ``/`` is a slash command: it runs on a worker of its own,
+without the LLM, so it never waits behind a turn. Everything else is a turn (``turn.py``).
+An engaged emergency stop (the retained ``estop`` topic) cancels the turn in progress (its
+decision is never carried out) and holds new turns until it is released. Before it says it
+is ready, the brain warms its provider with its own prompt, so the first decision is not slow.
 """
 
 from __future__ import annotations
 
-import collections
+import queue
 import threading
 import time
 from dataclasses import dataclass, field
-from typing import Any, Callable, Union
+from typing import Any, Callable
 
 from edge.brain import prompt
 from edge.brain.clock import Clock, SystemClock
 from edge.brain.conversation import MessagingRules
+from edge.brain.inbox import Inbox, Input
 from edge.brain.fast_path import FastPath
 from edge.brain.memory import ConversationMemory
 from edge.brain.slash import SlashError, SlashHelp, is_slash, parse_slash
@@ -27,8 +33,8 @@ from edge.brain.turn import TurnRunner, messaging_tool, refused
 from edge.bus import Bus
 from edge.log import get_logger
 from edge.protocol.companion import Companion
-from edge.protocol.payloads import Action, ActionResult, CompanionMessage, Perception, Reply
-from edge.providers.base import Provider, ToolCall
+from edge.protocol.payloads import Action, ActionError, ActionResult, CompanionMessage, Estop, Perception, Reply
+from edge.providers.base import Provider, ProviderError, ToolCall, warm
 from edge.providers.retrieval import choose_tools, perception_query
 from edge.providers.sentence_examples import sentence_examples
 
@@ -36,12 +42,15 @@ log = get_logger(__name__)
 
 Observer = Callable[[str, dict[str, Any]], None]
 Peers = Callable[[], list[dict[str, Any]]]
-Input = Union[Perception, CompanionMessage]
+STOP_ACTION = "stop"      # the body's own stop: allowed through an engaged estop
+SLASH_QUEUE = 64
 
 
 @dataclass
 class BrainConfig:
-    queue_size: int = 8
+    queue_size: int = 8               # waiting sensor inputs and messages (the newest per title kept)
+    said_queue_size: int = 32         # waiting utterances; past it they are coalesced, never dropped
+    warm: bool = True                 # warm the provider with this companion's prompt before ready
     result_timeout_s: float = 60.0
     max_corrections: int = 2          # extra rounds per input after a rejected decision or a failed action
     events_only_tools: bool = True    # offer only the perception's event actions when it has events
@@ -78,38 +87,77 @@ class CompanionBrain:
         self.messaging = MessagingRules(companion.id, self.clock, bus.publish, self.config.message_interval_s,
                                         self.config.max_exchanges, self.config.conversation_idle_s)
         self.state = BrainState.WAITING
-        self._queue: collections.deque[Input] = collections.deque()
-        self._wake = threading.Condition()
+        self._inbox = Inbox(self.config.queue_size, self.config.said_queue_size)
+        self._slash: queue.Queue[Perception | None] = queue.Queue(SLASH_QUEUE)
         self._pending: dict[str, _Pending] = {}
         self._pending_lock = threading.Lock()
+        self._count_lock = threading.Lock()
         self._stop = threading.Event()
         self._turns = TurnRunner(self)
         self._fast = FastPath(self)   # the file's sentence templates, compiled once
         self._thread = threading.Thread(target=self._run, name=f"brain-{companion.name}", daemon=True)
+        self._slash_thread = threading.Thread(target=self._run_slash, name=f"slash-{companion.name}", daemon=True)
+        self.turn_cancel = threading.Event()   # the turn in progress's; set by an engaged estop
+        self.estop_engaged = False
+        self.warm_s: float | None = None
         self.handled = 0
         self.dropped = 0
+        self.coalesced = 0
         self.ignored = 0
 
     # -- wiring ---------------------------------------------------------------------------
 
     def start(self) -> "CompanionBrain":
+        """Warm the provider, subscribe, start the workers; ``brain.ready`` is logged last."""
+        if self.config.warm:
+            self.warm()
+        self.bus.subscribe(Estop, self._on_estop)
         self.bus.subscribe(Perception, self._on_perception)
         self.bus.subscribe(ActionResult, self._on_result)
         self.bus.subscribe(CompanionMessage, self._on_message)
         self._thread.start()
+        self._slash_thread.start()
         log.info("brain.ready", companion=self.companion.id, name=self.companion.name,
-                 provider=getattr(self.provider, "name", "?"))
+                 provider=getattr(self.provider, "name", "?"), warm_s=self.warm_s)
         return self
+
+    def warm(self) -> float | None:
+        """One decision-shaped call with this companion's system prompt and the actions of its
+        first perception (text input when it has one); seconds taken, None if nothing to warm.
+        A failure is logged, not raised: the first real turn will report it properly."""
+        if not hasattr(self.provider, "warm"):
+            return None
+        titles = [p.title for p in self.companion.perceptions]
+        title = "input" if "input" in titles else (titles[0] if titles else None)  # the seed's "what was said"
+        tools = prompt.offered_tools(self.companion, title, self.config.events_only_tools) if title else []
+        name = getattr(self.provider, "name", "?")
+        self.observer("warming", {"provider": name})
+        started = time.monotonic()
+        try:
+            warmed = warm(self.provider, self.system_text(title), tools[:self.config.max_tools])
+        except ProviderError as exc:
+            log.warning("brain.warm_failed", companion=self.companion.name, code=exc.code, reason=exc.message)
+            self.observer("warm_failed", {"provider": name, "error": exc.to_json()})
+            return None
+        self.warm_s = round(time.monotonic() - started, 3)
+        log.info("brain.warmed", companion=self.companion.name, provider=name, seconds=self.warm_s, warmed=warmed)
+        self.observer("warmed", {"provider": name, "seconds": self.warm_s})
+        return self.warm_s
 
     def stop(self, timeout: float = 5.0) -> None:
         self._stop.set()
-        with self._wake:
-            self._wake.notify_all()
+        self.turn_cancel.set()
+        self._inbox.close()
+        try:
+            self._slash.put_nowait(None)
+        except queue.Full:
+            pass
         with self._pending_lock:
             for pending in self._pending.values():
                 pending.done.set()
-        if self._thread.is_alive():
-            self._thread.join(timeout)
+        for thread in (self._thread, self._slash_thread):
+            if thread.is_alive():
+                thread.join(timeout)
         self._turns.close()
         if self._own_clock:
             self.clock.close()
@@ -119,9 +167,8 @@ class CompanionBrain:
         return self.state != BrainState.WAITING
 
     def idle(self) -> bool:
-        """True when nothing is queued and no input is being handled."""
-        with self._wake:
-            return not self._queue and not self.busy
+        """True when nothing waits and no input (turn or slash command) is being handled."""
+        return self._inbox.settled() and not self._slash.unfinished_tasks
 
     def set_state(self, new: BrainState) -> None:
         if not allowed(self.state, new):
@@ -144,7 +191,10 @@ class CompanionBrain:
             self.observer("perception_rejected", {"perception": perception.to_dict(),
                                                   "reason": f"unknown perception title {perception.title!r}; known: {known}"})
             return
-        self._enqueue(perception)
+        if perception.format == "text" and is_slash(perception.body):
+            self._enqueue_slash(perception)
+        else:
+            self._enqueue(perception)
 
     def _on_message(self, message: CompanionMessage) -> None:
         ok, reason, _ = self.messaging.accept(message)
@@ -154,14 +204,42 @@ class CompanionBrain:
             self.ignored += 1
 
     def _enqueue(self, item: Input) -> None:
-        with self._wake:
-            if len(self._queue) >= self.config.queue_size:
-                old = self._queue.popleft()
-                self.dropped += 1
-                log.warning("input.dropped", companion=self.companion.name, kind=type(old).__name__,
-                            id=getattr(old, "id", None), reason=f"queue full ({self.config.queue_size}); oldest dropped")
-            self._queue.append(item)
-            self._wake.notify()
+        """Into the inbox; when the input has to wait, the observer hears how it was placed."""
+        waits = self.busy or self.estop_engaged
+        placed = self._inbox.put(item)
+        if placed.how == "coalesced":
+            self._count("coalesced")
+        if placed.dropped is not None:
+            self._count("dropped")
+            log.warning("input.dropped", companion=self.companion.name, kind=type(placed.dropped).__name__,
+                        id=getattr(placed.dropped, "id", None),
+                        reason=f"{self.config.queue_size} sensor inputs and messages already waiting; oldest dropped")
+        if waits or placed.dropped is not None:
+            self.observer(placed.how, placed.event(item, held=self.estop_engaged))
+
+    def _enqueue_slash(self, perception: Perception) -> None:
+        try:
+            self._slash.put_nowait(perception)
+        except queue.Full:
+            self._reply(perception, f"busy: {SLASH_QUEUE} slash commands are already waiting; send it again", ok=False)
+
+    def _on_estop(self, estop: Estop) -> None:
+        """Engaged: cancel the turn in progress and hold new ones; released: go on with what waits."""
+        if estop.engaged == self.estop_engaged:
+            return  # the retained state again (a reconnect)
+        self.estop_engaged = estop.engaged
+        self._inbox.hold(estop.engaged)
+        cancelled = estop.engaged and self.busy
+        if estop.engaged:
+            self.turn_cancel.set()  # the turn in progress, or the one just being started
+        log.warning("brain.estop", companion=self.companion.name, engaged=estop.engaged, by=estop.sender,
+                    turn_cancelled=cancelled)
+        self.observer("estop", {"engaged": estop.engaged, "by": estop.sender, "turn_cancelled": cancelled,
+                                "waiting": len(self._inbox)})
+
+    def _count(self, counter: str) -> None:
+        with self._count_lock:
+            setattr(self, counter, getattr(self, counter) + 1)
 
     def _on_result(self, result: ActionResult) -> None:
         with self._pending_lock:
@@ -174,24 +252,38 @@ class CompanionBrain:
 
     def _run(self) -> None:
         while not self._stop.is_set():
-            with self._wake:
-                while not self._queue and not self._stop.is_set():
-                    self._wake.wait(0.5)
-                if self._stop.is_set():
-                    return
-                item = self._queue.popleft()
+            item = self._inbox.get(timeout=0.5)
+            if item is None:
+                continue
+            self.turn_cancel = threading.Event()
+            if self.estop_engaged:  # engaged between taking the input and here: this turn is cancelled too
+                self.turn_cancel.set()
             try:
                 if isinstance(item, CompanionMessage):
                     self.handle_message(item)
-                elif item.format == "text" and is_slash(item.body):
-                    self.handle_slash(item)
                 else:
                     self.handle(item)
             except Exception as exc:  # one bad turn must not end the companion
                 log.error("brain.turn_failed", companion=self.companion.name, error=repr(exc), exc_info=True)
             finally:
                 self.set_state(BrainState.WAITING)
-                self.handled += 1
+                self._count("handled")
+                self._inbox.done()
+
+    def _run_slash(self) -> None:
+        """Slash commands, on their own worker: they act while a turn is still deciding."""
+        while True:
+            perception = self._slash.get()
+            try:
+                if perception is None:
+                    return
+                self.handle_slash(perception)
+            except Exception as exc:
+                log.error("brain.slash_failed", companion=self.companion.name, error=repr(exc), exc_info=True)
+            finally:
+                if perception is not None:
+                    self._count("handled")
+                self._slash.task_done()
 
     def handle(self, perception: Perception) -> list[ActionResult]:
         """Decide about one perception and carry the decision out; returns the results."""
@@ -200,7 +292,7 @@ class CompanionBrain:
         if quick is not None:
             return quick
         tools = prompt.offered_tools(self.companion, perception.title, self.config.events_only_tools)
-        if len(tools) > self.config.max_tools:  # a large action set: offer only the most relevant
+        if len(tools) > self.config.max_tools:  # a large action set: the most relevant (docs/runtime.md)
             event_actions = [n for e in self.companion.events_for(perception.title) for n in e.actions]
             query = perception_query(perception.title, perception.body, perception.format)
             tools = choose_tools(tools, query, self.config.max_tools, event_actions,
@@ -233,8 +325,6 @@ class CompanionBrain:
         if isinstance(command, SlashHelp):
             self._reply(perception, command.text)
             return
-        self.set_state(BrainState.EXECUTING_ACTIONS)
-        self.set_state(BrainState.AWAITING_RESULTS)
         result = self.perform(command.name, command.params, perception.id)
         if result is None:
             self._reply(perception, f"/{command.name}: no result from the body", ok=False)
@@ -251,8 +341,18 @@ class CompanionBrain:
     # -- acting ---------------------------------------------------------------------------
 
     def perform(self, name: str, params: dict[str, Any], source_id: str) -> ActionResult | None:
-        """Publish one action and wait for its result (None after ``result_timeout_s``)."""
+        """Publish one action and wait for its result (None after ``result_timeout_s``).
+
+        While the estop is engaged the action is refused here, as the body would refuse it,
+        and never published: a decision that was on its way when the estop came is not carried out."""
         action = Action(name=name, params=params, sender=self.companion.id)
+        if self.estop_engaged and name != STOP_ACTION:
+            now = time.time()
+            result = ActionResult(id=action.id, name=name, ok=False, sender=self.companion.id, started=now,
+                                  finished=now, error=ActionError("estop_engaged", "emergency stop is engaged; "
+                                                                                   "action not sent"))
+            self.observer("result", {"result": result.to_dict()})
+            return result
         pending = _Pending()
         with self._pending_lock:
             self._pending[action.id] = pending
