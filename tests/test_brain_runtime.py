@@ -75,14 +75,14 @@ def test_slash_commands_bypass_the_llm(rig, pip):
     brain, client, seen, sim = rig
     provider = ScriptedProvider([])
     b = brain(provider)
-    for text in ["/look 0 1 0", "/look x=0.5 y=0 z=1", '/move {"x": 0.2, "y": 0.1, "z": 0}', "/speak it's a nice day",
+    for text in ["/look 0 1 1", "/look x=0.5 y=0 z=1", '/move {"x": 0.2, "y": 0.1, "z": 0}', "/speak it's a nice day",
                  "/help", "/fly", "/look 5 0 0", "/nod many"]:
         client.publish(Perception(title="input", body=text, sender="tester"))
     wait(lambda: b.handled == 8)
     replies = [seen[Reply].get(timeout=2) for _ in range(8)]
     actions = drain(seen[Action])
     assert [(a.name, a.params) for a in actions] == [
-        ("look", {"x": 0, "y": 1, "z": 0}), ("look", {"x": 0.5, "y": 0, "z": 1}),
+        ("look", {"x": 0, "y": 1, "z": 1}), ("look", {"x": 0.5, "y": 0, "z": 1}),
         ("move", {"x": 0.2, "y": 0.1, "z": 0}), ("speak", {"message": "it's a nice day"})]
     assert [r.ok for r in replies] == [True] * 5 + [False] * 3
     assert all(r.to == "tester" and r.sender == pip.id for r in replies)
