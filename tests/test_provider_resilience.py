@@ -250,12 +250,12 @@ def test_when_every_provider_is_skipped_the_chain_says_when_it_retries():
 
 def test_a_chain_warms_the_members_that_can_be_warmed():
     class Warm(ScriptedProvider):
-        def warm(self, system, tools):
-            self.warmed = (system, [t.name for t in tools])
+        def warm(self, context):
+            self.warmed = (context.system, [t.name for t in context.tools])
             return True
 
     cold, warm = ScriptedProvider([{"text": "x"}]), Warm([{"text": "y"}])
     chain = FallbackChain([cold, warm])
-    assert chain.warm("be kind", [Tool("nod", "nod", {"type": "object"})])
+    assert chain.warm(ProviderContext(system="be kind", tools=[Tool("nod", "nod", {"type": "object"})]))
     assert warm.warmed == ("be kind", ["nod"]) and cold.calls == []
-    assert not FallbackChain([cold, ScriptedProvider([{"text": "z"}])]).warm("s", [])
+    assert not FallbackChain([cold, ScriptedProvider([{"text": "z"}])]).warm(ProviderContext())

@@ -21,13 +21,13 @@ class Warming(ScriptedProvider):
 
     def __init__(self, *args, fail: bool = False, **kwargs):
         super().__init__(*args, **kwargs)
-        self.warmed: list[tuple[str, list[str]]] = []
+        self.warmed: list[ProviderContext] = []
         self.fail = fail
 
-    def warm(self, system, tools):
+    def warm(self, context):
         if self.fail:
             raise ProviderError("E3001", "the model server is not up yet")
-        self.warmed.append((system, [t.name for t in tools]))
+        self.warmed.append(context)
         return True
 
 
@@ -43,16 +43,22 @@ def bus(broker):
     b.close()
 
 
-def test_the_brain_is_warm_before_start_returns(bus, pip):
+def test_the_brain_is_warm_before_start_returns_with_what_its_turns_send(bus, pip):
     provider = Warming([{"none": True}])
     events: list = []
-    brain = CompanionBrain(pip, provider, bus, BrainConfig(), lambda k, d: events.append((k, d)))
+    decided: queue.Queue = queue.Queue()
+    brain = CompanionBrain(pip, provider, bus, BrainConfig(),
+                           lambda k, d: (events.append((k, d)), k == "decision" and decided.put(d)))
     brain.start()
     try:
         assert len(provider.warmed) == 1 and provider.calls == []    # warmed, no turn spent on it
-        system, tools = provider.warmed[0]
-        assert pip.personality in system and "look" in tools and "speak" in tools
         assert [k for k, _ in events] == ["warming", "warmed"] and brain.warm_s is not None
+        bus.publish(Perception(title="input", body="are you there?"))  # after its own subscribe: no race
+        decided.get(timeout=10)
+        warmed, turn = provider.warmed[0], provider.calls[0][1]
+        assert pip.personality in warmed.system and warmed.system == turn.system   # the same prefix
+        assert [t.name for t in warmed.tools] == [t.name for t in turn.tools]
+        assert warmed.history == turn.history
     finally:
         brain.stop()
 
@@ -80,10 +86,9 @@ def test_a_warmed_embedded_model_takes_its_first_decision_from_the_prompt_cache(
     path = default_model_path()
     if path is None:
         pytest.skip("the default embedded model is not installed (companion models fetch)")
-    system = prompt.system_text(pip)
-    tools = prompt.offered_tools(pip, "input", False)
+    context = ProviderContext(tools=prompt.offered_tools(pip, "input", False), system=prompt.system_text(pip))
     with EmbeddedProvider(path, seed=1) as provider:
-        assert provider.warm(system, tools)
-        first = provider.generate("input (text): Hello!", ProviderContext(tools=tools, system=system))
+        assert provider.warm(context)
+        first = provider.generate("input (text): Hello!", context)
     usage = first.metadata["usage"]
     assert usage["cached_tokens"] >= 0.8 * usage["prompt_tokens"]   # the system prompt was already in the cache

@@ -134,7 +134,7 @@ class CompanionBrain:
         self.observer("warming", {"provider": name})
         started = time.monotonic()
         try:
-            warmed = warm(self.provider, self.system_text(title), tools[:self.config.max_tools])
+            warmed = warm(self.provider, self._turns.context(tools[:self.config.max_tools], self.system_text(title)))
         except ProviderError as exc:
             log.warning("brain.warm_failed", companion=self.companion.name, code=exc.code, reason=exc.message)
             self.observer("warm_failed", {"provider": name, "error": exc.to_json()})

@@ -59,6 +59,13 @@ class TurnRunner:
     def close(self) -> None:
         self._calls.shutdown(wait=False, cancel_futures=True)
 
+    def context(self, tools: list[Tool], system: str) -> ProviderContext:
+        """Everything a decision call carries besides the prompt; the warm-up sends the same, so
+        the provider's prompt cache holds what every real call starts with."""
+        b, cfg = self.brain, self.brain.config
+        return ProviderContext(tools=tools, system=system, history=b.memory.window(), max_tokens=cfg.max_tokens,
+                               temperature=cfg.temperature, timeout_s=cfg.call_timeout_s)
+
     def run(self, user_text: str, tools: list[Tool], source_id: str, system: str) -> TurnOutcome:
         b, cfg = self.brain, self.brain.config
         outcome = TurnOutcome()
@@ -67,9 +74,7 @@ class TurnRunner:
         for round_no in range(cfg.max_corrections + 1):
             outcome.rounds = round_no + 1
             b.set_state(BrainState.ASSEMBLING_CONTEXT)
-            context = ProviderContext(tools=tools, system=system, history=b.memory.window(),
-                                      max_tokens=cfg.max_tokens, temperature=cfg.temperature,
-                                      timeout_s=cfg.call_timeout_s)
+            context = self.context(tools, system)
             b.set_state(BrainState.AWAITING_LLM)
             try:
                 response, latency = self._call(text, context)

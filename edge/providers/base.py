@@ -158,13 +158,14 @@ class Provider(Protocol):
 class Warmable(Protocol):
     """The optional warm-up hook: a provider that pays a first-call cost (weights paged in,
     a grammar compiled, a prompt cache filled) pays it here, before the node says it is ready,
-    with the system prompt and actions its first decisions will use. Remote APIs leave it out."""
+    given the context (system prompt, actions, history) its first decisions will carry.
+    Remote APIs leave it out."""
 
-    def warm(self, system: str, tools: list[Tool]) -> bool: ...
+    def warm(self, context: ProviderContext) -> bool: ...
 
 
-def warm(provider: object, system: str, tools: list[Tool]) -> bool:
+def warm(provider: object, context: ProviderContext) -> bool:
     """Warm ``provider`` when it has the hook; True when something was warmed. May raise ProviderError."""
     if isinstance(provider, Warmable):
-        return bool(provider.warm(system, tools))
+        return bool(provider.warm(context))
     return False

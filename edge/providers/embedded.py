@@ -146,12 +146,13 @@ class EmbeddedProvider:
                                                     response.metadata.get("finish_reason")))
         return response
 
-    def warm(self, system: str, tools: list) -> bool:
-        """One short decision with the caller's own system prompt and actions, so the first real
-        one does not pay for paging the weights in, the grammar path and the prompt's KV cache
-        (the single slot keeps the shared system prefix). The reply is thrown away."""
+    def warm(self, context: ProviderContext) -> bool:
+        """One short decision with the caller's own context (system prompt, actions, example
+        turns), so the first real one does not pay for paging the weights in, the grammar path
+        and the KV cache of that shared prefix (the single slot keeps it). The reply is thrown away."""
         started = time.perf_counter()
-        self.generate("Hello.", ProviderContext(tools=list(tools), system=system, max_tokens=8))
+        self.generate("Hello.", ProviderContext(tools=list(context.tools), system=context.system,
+                                                history=list(context.history), max_tokens=8))
         log.info("llm.warmed", model=self.model, seconds=round(time.perf_counter() - started, 3))
         return True
 

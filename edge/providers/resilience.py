@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from typing import Callable, Iterator
 
 from edge.log import get_logger
-from edge.providers.base import Provider, ProviderContext, ProviderError, ProviderResponse, Tool, warm
+from edge.providers.base import Provider, ProviderContext, ProviderError, ProviderResponse, warm
 from edge.providers.breaker import BreakerPolicy, CircuitBreaker
 from edge.providers.events import StreamEvent, replay
 
@@ -162,12 +162,12 @@ class FallbackChain:
             return
         raise last or self._all_open()
 
-    def warm(self, system: str, tools: list[Tool]) -> bool:
+    def warm(self, context: ProviderContext) -> bool:
         """Warm every member that can be warmed (a remote API has nothing to warm)."""
         warmed = False
         for provider in self.providers:
             try:
-                warmed = warm(provider, system, tools) or warmed
+                warmed = warm(provider, context) or warmed
             except ProviderError as exc:
                 log.warning("provider.warm_failed", provider=provider.name, code=exc.code, reason=exc.message)
         return warmed
