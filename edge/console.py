@@ -65,7 +65,7 @@ class ConsoleObserver:
         if kind == "provider_error":
             e = data["error"]
             if e["code"] == "E4002":
-                return f"{who}!! turn cancelled: {e['message']}"
+                return f"{who}!! {e['message']}"  # a cancel (estop) is not a provider failure
             return f"{who}!! provider failed: {e['code']} {e['message']}"
         if kind in ("queued", "coalesced", "dropped"):
             why = "estop engaged" if data["held"] else "busy"
