@@ -72,10 +72,11 @@ def test_perception_to_action_to_result(world, pip):
     prompt, context = provider.calls[0]
     assert "input" in prompt and "Hello robot" in prompt
     assert "Pip" in context.system and pip.personality in context.system
-    input_conditions = [e.condition for e in pip.events_for("input")]
-    assert all(c in context.system for c in input_conditions)
-    assert not any(e.condition in context.system for e in pip.events_for("vision"))
-    assert {t.name for t in context.tools} == {n for e in pip.events_for("input") for n in e.actions}
+    # one system text for every perception (so it stays in the model's prompt cache): every rule
+    assert all(e.condition in context.system for e in pip.events)
+    assert {t.name for t in context.tools} == {a.title for a in pip.actions}
+    # the file's worked examples come as earlier turns, the perception last
+    assert [m.role for m in context.history[:2]] == ["user", "assistant"]
 
 
 def test_invalid_decision_is_corrected_before_anything_is_published(world, pip):
@@ -94,8 +95,10 @@ def test_invalid_decision_is_corrected_before_anything_is_published(world, pip):
     assert actions.empty()
     correction = provider.calls[1][0]
     assert "rejected" in correction and "/x" in correction and "100" in correction
-    assert "unparsable" in provider.calls[2][0]
-    assert len(provider.calls[2][1].history) >= 2  # the rejected turns are in the history
+    # the correction repeats the perception and quotes the rejected reply (no memory needed)
+    assert "look at the lamp on the left" in correction and '"x":100' in correction.replace(" ", "")
+    assert "unparsable" in provider.calls[2][0] and "look left please" in provider.calls[2][0]
+    assert "look at the lamp on the left" in provider.calls[2][0]
     assert sim.pose.gaze == pytest.approx((-1, 0, 0.5))
 
 

@@ -13,6 +13,7 @@ import pytest
 from body_drivers.node import BodyNode
 from body_drivers.sim import SimBody, SimConfig
 from edge.brain.clock import ManualClock
+from edge.brain import prompt
 from edge.brain.loop import BrainConfig, CompanionBrain
 from edge.bus import Bus
 from edge.config import COMPANIONS_DIR, DEFAULT_COMPANION
@@ -122,8 +123,11 @@ def test_memory_window_keeps_recent_turns_and_the_rules(rig, pip):
         client.publish(Perception(title="input", body=f"turn {i}"))
         wait(lambda: b.handled == i + 1)
     history = provider.calls[3][1].history
-    assert [m.role for m in history] == ["user", "assistant", "user", "assistant"]
-    assert "turn 1" in history[0].content and "turn 2" in history[2].content
+    shown = len(prompt.example_turns(pip))            # the file's worked examples come first, always
+    assert shown > 0 and history[:shown] == prompt.example_turns(pip)
+    recent = history[shown:]
+    assert [m.role for m in recent] == ["user", "assistant", "user", "assistant"]
+    assert "turn 1" in recent[0].content and "turn 2" in recent[2].content
     assert pip.personality in provider.calls[3][1].system
 
 

@@ -8,8 +8,8 @@ import pytest
 from jsonschema import Draft202012Validator
 
 from edge.providers.base import Tool
-from edge.providers.decision import (DEFAULT_MAX_STRING, decision_prompt, decision_schema, grammar_schema,
-                                     parse_decision)
+from edge.providers.decision import (DEFAULT_MAX_STRING, as_words, decision_budget, decision_prompt,
+                                     decision_schema, grammar_schema, parse_decision, parse_reply, speech_of)
 
 SPEAK = Tool("speak", "Say something out loud. Uses the speaker.", {
     "title": "speak", "description": "speech", "type": "object",
@@ -87,12 +87,55 @@ def test_schema_refuses_an_action_named_none():
         decision_schema([Tool("none", "", {"type": "object"})])
 
 
-def test_prompt_is_short_and_lists_every_action():
+def test_prompt_lists_every_action_with_what_each_parameter_means():
     text = decision_prompt(TOOLS)
-    assert "- speak(text): Say something out loud" in text
-    assert "- wag(speed 0..1, mood: happy|calm): Wag the tail." in text
+    assert "- speak(text): Say something out loud." in text
+    assert "    text (text): what to say" in text          # the file's description reaches the model
+    assert "- wag(speed, mood): Wag the tail." in text
+    assert "    speed 0..1" in text and "    mood happy|calm" in text
     assert "- none: do nothing" in text
-    assert len(text) < 300
+    assert text.endswith('Reply with one JSON decision: {"action": NAME, "params": {...}}.')
+
+
+def test_prompt_with_speech_says_words_may_be_the_reply():
+    text = decision_prompt(TOOLS, speech_of(TOOLS))
+    assert "To speak, reply with just the words to say." in text
+
+
+def test_speech_action_is_speak_with_one_required_text():
+    speech = speech_of(TOOLS)
+    assert speech is not None and (speech.action, speech.param) == ("speak", "text")
+    two_params = Tool("speak", "", {"type": "object", "required": ["text", "to"],
+                                    "properties": {"text": {"type": "string"}, "to": {"type": "string"}}})
+    assert speech_of([two_params, WAG]) is None
+    assert speech_of([WAG]) is None
+
+
+def test_words_become_a_speak_call_and_json_stays_a_decision():
+    speech = speech_of(TOOLS)
+    said = parse_reply("Hello, I am Pip!", TOOLS, speech)
+    assert [(c.name, c.args) for c in said.tool_calls] == [("speak", {"text": "Hello, I am Pip!"})]
+    wag = parse_reply('{"action":"wag","params":{"speed":0.4}}', TOOLS, speech)
+    assert [(c.name, c.args) for c in wag.tool_calls] == [("wag", {"speed": 0.4})]
+    assert parse_reply('{"action":"wag","para', TOOLS, speech).errors   # cut-off JSON is never words
+    assert parse_reply("Hello", TOOLS, None).errors                    # no speech action: words are an error
+    capped = parse_reply("I like songs. And birds and" + "x" * 200, TOOLS, speech)   # hit the length cap
+    assert capped.tool_calls[0].args["text"] == "I like songs."
+
+
+def test_demonstrations_show_speech_as_words():
+    speech = speech_of(TOOLS)
+    assert as_words('{"action":"speak","params":{"text":"Yes, I love songs"}}', speech) == "Yes, I love songs"
+    assert as_words('{"action":"wag","params":{"speed":1}}', speech) == '{"action":"wag","params":{"speed":1}}'
+    assert as_words('{"action":"speak","params":{"text":"hi"}}', None) == '{"action":"speak","params":{"text":"hi"}}'
+
+
+def test_budget_fits_the_longest_legal_reply_in_any_language():
+    long_speak = Tool("speak", "", {"type": "object", "required": ["message"],
+                                    "properties": {"message": {"type": "string", "maxLength": 200}}})
+    assert decision_budget([long_speak]) >= 200          # 200 kana may take 200 tokens
+    assert decision_budget([WAG]) < decision_budget([long_speak])
+    assert decision_budget([WAG]) >= 16 + 80              # a "none" with its reason still fits
 
 
 # -- parse_decision --------------------------------------------------------------------------

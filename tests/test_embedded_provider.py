@@ -68,8 +68,12 @@ def test_a_greeting_gets_a_valid_decision(provider):
     assert meta["latency_s"] > 0
     assert meta["usage"]["prompt_tokens"] > 0 and meta["usage"]["completion_tokens"] > 0
     assert meta["mode"] in ("grammar", "response_format")
-    # The raw reply is a decision by construction of the grammar.
-    assert Draft202012Validator(decision_schema(TOOLS)).is_valid(json.loads(meta["raw"]))
+    # By construction of the grammar the raw reply is a decision, or plain words to say.
+    raw = meta["raw"].strip()
+    if raw.startswith("{"):
+        assert Draft202012Validator(decision_schema(TOOLS)).is_valid(json.loads(raw))
+    else:
+        assert [c.name for c in response.tool_calls] == ["speak"] and response.tool_calls[0].args["text"] in raw
 
 
 @pytest.mark.parametrize("prompt", [

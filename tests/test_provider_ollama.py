@@ -175,7 +175,7 @@ def test_structured_mode_sends_the_decision_schema_and_parses_the_reply(api):
     assert body["tools"] == []
     assert "options" not in body                 # no stop word inside a JSON decision
     system = body["messages"][0]["content"]
-    assert system.startswith("Be Pip.\n\nPick the best action") and "- wag(speed 0..1)" in system
+    assert system.startswith("Be Pip.\n\nPick the best action") and "- wag(speed): Wag the tail" in system and "speed 0..1" in system
     assert [(c.name, c.args) for c in response.tool_calls] == [("wag", {"speed": 0.5})]
     assert response.metadata["finish_reason"] == "tool_use" and response.metadata["mode"] == "structured"
     assert response.metadata["usage"] == {"prompt_tokens": 26, "completion_tokens": 12}

@@ -27,6 +27,7 @@ from edge.brain.conversation import MessagingRules
 from edge.brain.inbox import Inbox, Input
 from edge.brain.fast_path import FastPath
 from edge.brain.memory import ConversationMemory
+from edge.brain.novelty import ViewMemory
 from edge.brain.slash import SlashError, SlashHelp, is_slash, parse_slash
 from edge.brain.state import BrainState, allowed
 from edge.brain.turn import TurnRunner, messaging_tool, refused
@@ -53,8 +54,8 @@ class BrainConfig:
     warm: bool = True                 # warm the provider with this companion's prompt before ready
     result_timeout_s: float = 60.0
     max_corrections: int = 2          # extra rounds per input after a rejected decision or a failed action
-    events_only_tools: bool = True    # offer only the perception's event actions when it has events
-    max_tokens: int = 96
+    events_only_tools: bool = False   # True: only the perception's event actions (a prompt per perception: no cache)
+    max_tokens: int | None = None     # None: what the offered actions can need (decision.decision_budget)
     temperature: float = 0.2
     call_timeout_s: float | None = None  # per provider call; None: the provider's own timeout
     memory_messages: int = 4          # conversation window (user + assistant turns) behind the system rules
@@ -94,6 +95,7 @@ class CompanionBrain:
         self._count_lock = threading.Lock()
         self._stop = threading.Event()
         self._turns = TurnRunner(self)
+        self._views = ViewMemory()
         self._fast = FastPath(self)   # the file's sentence templates, compiled once
         self._thread = threading.Thread(target=self._run, name=f"brain-{companion.name}", daemon=True)
         self._slash_thread = threading.Thread(target=self._run_slash, name=f"slash-{companion.name}", daemon=True)
@@ -291,6 +293,12 @@ class CompanionBrain:
         quick = self._fast.run(perception)   # a command the companion file names: no LLM
         if quick is not None:
             return quick
+        same = self._views.unchanged(perception)   # nothing new in view: no action, no LLM
+        if same is not None:
+            self.observer("decision", {"perception_id": perception.id, "route": "unchanged", "latency_s": 0.0,
+                                       "reason": same, "problems": [],
+                                       "response": {"segments": [], "metadata": {"decision": "none"}}})
+            return []
         tools = prompt.offered_tools(self.companion, perception.title, self.config.events_only_tools)
         if len(tools) > self.config.max_tools:  # a large action set: the most relevant (docs/runtime.md)
             event_actions = [n for e in self.companion.events_for(perception.title) for n in e.actions]
@@ -300,6 +308,7 @@ class CompanionBrain:
         others = [p for p in self._peer_ids() if p != self.companion.id]
         if others:  # with other companions around, the model may also talk to them
             tools.append(messaging_tool(others))
+        tools = prompt.ground_tools(tools, perception)
         system = self.system_text(perception.title)
         return self._turns.run(prompt.user_text(perception), tools, perception.id, system).results
 
@@ -385,7 +394,7 @@ class CompanionBrain:
 
     def system_text(self, perception_title: str | None) -> str:
         """Identity and rules for this input's perception, plus who else is around."""
-        text = prompt.system_text(self.companion, perception_title)
+        text = prompt.system_text(self.companion)
         others = [p for p in self.peers() if p.get("id") != self.companion.id]
         if others:
             listed = "; ".join(f"{p.get('name', '?')} ({p.get('id')}): {p.get('personality', '')}".strip()

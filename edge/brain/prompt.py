@@ -1,24 +1,22 @@
 """Turn a companion definition and one perception into what the provider sees.
 
-The system text carries who the companion is (personality, story), the rules it acts by (the
-definition's events for this perception, each as "on <perception>: <condition> (actions: ...)")
-and, where the events give them, a few worked examples (an event's ``x-examples``: a perception body and the
-decision it should get). The user text carries the perception with its title, so the model
-always knows which sense it came from; its body comes last (``input (text): Hello!``).
+The system text is the same for every perception of a companion: who it is (personality, story),
+the rules it acts by (every event, as "on <perception>: <condition> (actions: ...)") and a few
+worked examples (events' ``x-examples``: a perception body and the decision it should get). Kept
+constant on purpose: llama.cpp keeps it in its prompt cache, so a decision reads only the few
+tokens of the new perception (on a 0.5B model on 2 cores, re-reading a 500-token prompt costs
+~2-3 s; reading a 40-token perception line ~0.2 s). The user text carries the perception with its
+title, so the model always knows which sense it came from; its body comes last
+(``input (text): Hello!``). A correction round repeats that line together with the rejected reply
+and why it was rejected, so a model with no conversation memory still knows what it is correcting.
 
-Kept short on purpose: the embedded model has 135M parameters and a small context, and it
-mostly *copies*: from the user text (it repeats a question instead of answering it) and from
-examples. What we measured on SmolLM2-135M (bench/decision_quality.py, docs/embedded-model.md):
+What we measured on small models (bench/decision_quality.py, docs/embedded-model.md):
 
-* examples in exactly the user text's format are what stop it from parroting the user;
-  instructions ("answer in your own words") alone change nothing;
-* example lines spoken without a final full stop keep its replies to one short clause (with
-  "I love songs." it goes on "I love songs. I love songs. ..." up to the length limit);
-* a structured body as compact JSON (``"x":-0.6``) is copied exactly into a decision's params
-  (``"x":-0.6``): so a vision perception is looked at where it is;
-* it does not map words to directions ("left" -> x < 0) whatever the wording: a "look" request
-  gets the direction of the look example. A closing "Decide on your own whether to act" line
-  made no difference and is gone.
+* examples in exactly the user text's format are what stop a small model from parroting the user;
+* a structured body as compact JSON (``"x":-0.6``) is copied exactly into a decision's params, and
+  the camera reports positions in the frame ``look`` takes (docs/protocol.md, "Spatial frame"),
+  so a vision perception is looked at where it is;
+* a camera body's ``frame`` (picture size, timestamp) only distracts: it is left out.
 """
 
 from __future__ import annotations
@@ -28,29 +26,26 @@ from typing import Any
 
 from edge.protocol.companion import Companion, EventSpec
 from edge.protocol.payloads import Perception
-from edge.providers.base import Tool
+from edge.providers.base import Message, Tool
 
 MAX_BODY_CHARS = 1500
 MAX_EXAMPLES = 8          # per system text: each costs ~25 prompt tokens on a perception switch
 EXAMPLES_KEY = "x-examples"
 
 
-def system_text(companion: Companion, perception_title: str | None = None) -> str:
-    """Identity, rules and examples. When a perception is given, only its events are listed
-    (fewer, sharper rules) with their examples."""
+def system_text(companion: Companion) -> str:
+    """Identity, every rule and the examples: the same text for every perception (see above)."""
     lines = [f"You are {companion.name}, a robot companion."]
     if companion.personality:
         lines.append(f"Personality: {companion.personality}")
     if companion.story:
         lines.append(f"Story: {companion.story}")
-    events = companion.events_for(perception_title) if perception_title else companion.events
-    if events:
-        lines.append("Rules:")
-        lines.extend(f"- {_rule(e)}" for e in events)
-    shots = examples(companion, perception_title) if perception_title else []
-    if shots:
-        lines.append("Examples:")
-        lines.extend(shots)
+    lines.append("Rules:")
+    lines.append("- When someone talks to you, answer them in your own words; use another action only "
+                 "when they ask for it.")
+    if companion.events:
+        lines.extend(f"- {_rule(e)}" for e in companion.events)
+    lines.append("- When a perception shows nothing new, choose none.")
     return "\n".join(lines)
 
 
@@ -58,7 +53,7 @@ def _rule(event: EventSpec) -> str:
     return f"on {event.perception}: {event.condition} (actions: {', '.join(event.actions)})"
 
 
-def examples(companion: Companion, perception_title: str) -> list[str]:
+def examples(companion: Companion, perception_title: str | None = None) -> list[str]:
     """The worked examples of this perception's events, each as the user text the model will see
     followed by the decision it should answer with (compact JSON, as the grammar emits it).
 
@@ -66,25 +61,44 @@ def examples(companion: Companion, perception_title: str) -> list[str]:
     {...}}}]`` (``format`` optional: "text" for a string body, "object" otherwise). Examples
     whose action is not one of their event's actions, or that are malformed, are skipped.
     """
-    out: list[str] = []
+    return [f"{said}\n{decided}" for said, decided in example_pairs(companion, perception_title)]
+
+
+def example_pairs(companion: Companion, perception_title: str | None = None) -> list[tuple[str, str]]:
+    """The examples as (user text, decision JSON) pairs, at most ``MAX_EXAMPLES``."""
+    out: list[tuple[str, str]] = []
     for event, raw in _events_with_source(companion, perception_title):
         items = raw.get(EXAMPLES_KEY) if isinstance(raw, dict) else None
         for item in items if isinstance(items, list) else []:
-            line = _example(event, item)
-            if line is not None and len(out) < MAX_EXAMPLES:
-                out.append(line)
+            pair = _example(event, item)
+            if pair is not None and len(out) < MAX_EXAMPLES:
+                out.append(pair)
     return out
 
 
-def _events_with_source(companion: Companion, perception_title: str) -> list[tuple[EventSpec, Any]]:
+def example_turns(companion: Companion) -> list[Message]:
+    """The examples as earlier chat turns (user: a perception line, assistant: its decision):
+    an instruct model follows demonstrated turns far more closely than examples in the system
+    text, and they are as constant as the system text, so they stay in the prompt cache."""
+    turns: list[Message] = []
+    # Speech last: a small model leans towards the kind of reply it saw most recently, and most
+    # of what people say to a companion wants words, not motion.
+    pairs = sorted(example_pairs(companion), key=lambda pair: '"action":"speak"' in pair[1])
+    for said, decided in pairs:
+        turns += [Message("user", said), Message("assistant", decided)]
+    return turns
+
+
+def _events_with_source(companion: Companion, perception_title: str | None) -> list[tuple[EventSpec, Any]]:
     """Each event of the perception with its object in the file (where x- keys live)."""
     source = companion.source.get("events") if isinstance(companion.source, dict) else None
     if not isinstance(source, list) or len(source) != len(companion.events):
         return []
-    return [(e, raw) for e, raw in zip(companion.events, source) if e.perception == perception_title]
+    return [(e, raw) for e, raw in zip(companion.events, source)
+            if perception_title is None or e.perception == perception_title]
 
 
-def _example(event: EventSpec, item: Any) -> str | None:
+def _example(event: EventSpec, item: Any) -> tuple[str, str] | None:
     if not isinstance(item, dict) or "body" not in item or not isinstance(item.get("decision"), dict):
         return None
     decision = item["decision"]
@@ -95,7 +109,7 @@ def _example(event: EventSpec, item: Any) -> str | None:
     fmt = item.get("format") or ("text" if isinstance(body, str) else "object")
     perception = Perception(title=event.perception, body=body, format=fmt)
     shown = {"action": action, "params": decision["params"]} if action != "none" else {"action": "none"}
-    return f"{user_text(perception)}\n{_compact(shown)}"
+    return user_text(perception), _compact(shown)
 
 
 def user_text(perception: Perception) -> str:
@@ -106,7 +120,10 @@ def user_text(perception: Perception) -> str:
     if perception.format == "image":
         body = f"<image, {len(perception.body_text())} base64 characters>"
     else:
-        body = perception.body if isinstance(perception.body, str) else _compact(perception.body)
+        shown = perception.body
+        if isinstance(shown, dict) and "frame" in shown:
+            shown = {k: v for k, v in shown.items() if k != "frame"}
+        body = shown if isinstance(shown, str) else _compact(shown)
         if len(body) > MAX_BODY_CHARS:
             body = body[:MAX_BODY_CHARS] + " ..."
     return f"{perception.title} ({perception.format}): {body}"
@@ -127,7 +144,52 @@ def offered_tools(companion: Companion, perception_title: str, events_only: bool
     return [Tool(name=s.title, description=s.description, parameters=s.schema) for s in specs if s is not None]
 
 
-def correction_text(problems: list[str]) -> str:
-    """The observation fed back when a decision broke its action's schema."""
+LOOK_ACTION = "look"
+
+
+def ground_tools(tools: list[Tool], perception: Perception) -> list[Tool]:
+    """For a view that reports objects, ``look`` may only point at one of them.
+
+    A camera body gives each object's ``x``/``y`` in the frame ``look`` takes (docs/protocol.md),
+    so looking at a thing means copying two numbers; small models copy the digits but sometimes
+    not the sign (Qwen2.5-Coder-0.5B turned to x=0.7 for a cup at x=-0.7). The grammar is told the
+    exact values the objects have (an ``enum`` per axis), so a look goes where something is; the
+    model still decides whether to look, speak or do nothing, and at what. The descriptions the
+    model reads do not change (``decision_prompt`` shows the range), so the prompt cache holds.
+    """
+    body = perception.body
+    objects = body.get("objects") if isinstance(body, dict) else None
+    if not isinstance(objects, list):
+        return tools
+    points = [(o["x"], o["y"]) for o in objects if isinstance(o, dict) and _number(o.get("x")) and _number(o.get("y"))]
+    if not points:
+        return tools
+    return [_grounded(t, points) if t.name == LOOK_ACTION else t for t in tools]
+
+
+def _number(value: Any) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool) and value == value
+
+
+def _grounded(tool: Tool, points: list[tuple[float, float]]) -> Tool:
+    props = tool.parameters.get("properties") if isinstance(tool.parameters, dict) else None
+    if not isinstance(props, dict) or not all(isinstance(props.get(a), dict) for a in ("x", "y")):
+        return tool
+    narrowed = dict(props)
+    for index, axis in enumerate(("x", "y")):
+        spec = props[axis]
+        low, high = spec.get("minimum", float("-inf")), spec.get("maximum", float("inf"))
+        values = sorted({min(high, max(low, p[index])) for p in points})
+        narrowed[axis] = {**spec, "enum": values}
+    return Tool(name=tool.name, description=tool.description, parameters={**tool.parameters, "properties": narrowed})
+
+
+def correction_text(perception_line: str, rejected: str, problems: list[str]) -> str:
+    """What the model reads after a rejected decision: the perception again, its own reply, and
+    why it was rejected. With no conversation memory (the default for small models) this is all
+    it knows, so without the perception it could only repeat itself."""
     listed = "; ".join(problems)
-    return f"Your last decision was rejected: {listed}. Decide again with valid parameters, or choose no action."
+    cut = any(p.startswith("reply cut off") or "cut off" in p for p in problems)
+    advice = "Decide again with a shorter reply" if cut else "Decide again with valid parameters"
+    return (f"{perception_line}\nYour reply {rejected} was rejected: {listed}. "
+            f"{advice}, or choose none.")

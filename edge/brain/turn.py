@@ -25,6 +25,7 @@ from edge.log import get_logger
 from edge.protocol.companion import validate_params
 from edge.protocol.payloads import ActionError, ActionResult
 from edge.providers.base import ProviderContext, ProviderError, ProviderResponse, Tool, ToolCall
+from edge.providers.decision import decision_budget
 
 if TYPE_CHECKING:
     from edge.brain.loop import CompanionBrain
@@ -63,7 +64,9 @@ class TurnRunner:
         """Everything a decision call carries besides the prompt; the warm-up sends the same, so
         the provider's prompt cache holds what every real call starts with."""
         b, cfg = self.brain, self.brain.config
-        return ProviderContext(tools=tools, system=system, history=b.memory.window(), max_tokens=cfg.max_tokens,
+        budget = cfg.max_tokens or (decision_budget(tools) if tools else None)
+        history = [*prompt.example_turns(b.companion), *b.memory.window()]
+        return ProviderContext(tools=tools, system=system, history=history, max_tokens=budget,
                                temperature=cfg.temperature, timeout_s=cfg.call_timeout_s)
 
     def run(self, user_text: str, tools: list[Tool], source_id: str, system: str) -> TurnOutcome:
@@ -85,7 +88,8 @@ class TurnRunner:
                 outcome.stopped = "provider_error"
                 return outcome
             problems = self._problems(response, tools)
-            b.observer("decision", {"perception_id": source_id, "attempt": round_no, "latency_s": latency,
+            b.observer("decision", {"perception_id": source_id, "route": "llm", "attempt": round_no,
+                                    "latency_s": latency,
                                     "response": response.to_json(), "problems": problems})
             b.memory.add("user", text)
             b.memory.add("assistant", _summary(response))
@@ -94,7 +98,7 @@ class TurnRunner:
                          problems=problems)
                 if _seen(seen_failures, problems):
                     return self._stop(outcome, "repeated_failure", source_id, problems)
-                text = prompt.correction_text(problems)
+                text = prompt.correction_text(user_text, _rejected(response), problems)
                 continue
             if not response.tool_calls:
                 outcome.stopped = "no_action"
@@ -188,6 +192,13 @@ def observation_text(calls: list[ToolCall], results: list[ActionResult | None]) 
             err = result.error or ActionError("failed", "")
             lines.append(f"{call.name}: failed ({err.code}): {err.message}")
     return "Observation: " + "; ".join(lines) + ". Decide what to do next, or choose no action."
+
+
+def _rejected(response: ProviderResponse) -> str:
+    """The rejected reply as the model wrote it (its raw text when the provider kept it), short."""
+    raw = response.metadata.get("raw")
+    text = raw if isinstance(raw, str) and raw.strip() else _summary(response)
+    return text if len(text) <= 300 else text[:300] + "..."
 
 
 def _summary(response: ProviderResponse) -> str:

@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
 from typing import Any
 
 from edge.providers.base import ContentSegment, ProviderResponse, Tool, ToolCall
@@ -93,46 +94,174 @@ def decision_schema(tools: Iterable[Tool], max_string: int = DEFAULT_MAX_STRING)
     return {"anyOf": branches}
 
 
+def decision_budget(tools: Iterable[Tool], max_string: int = DEFAULT_MAX_STRING) -> int:
+    """Enough ``max_tokens`` for the longest legal decision among ``tools``, so a reply is never cut
+    off mid-grammar (a fixed 96 could not hold a legal Japanese ``speak``).
+
+    Per action: the JSON around it plus each parameter at its largest; a string counts its
+    ``maxLength`` characters at one token each when they may be Japanese/Chinese (Qwen and
+    SmolLM2 spend about one token per kana or kanji) and at 1/3 token each otherwise; we cannot
+    know the language in advance, so a string may be either: the budget takes the larger.
+    """
+    def cost(schema: Any) -> int:
+        if not isinstance(schema, Mapping):
+            return 4
+        if "enum" in schema or "const" in schema:
+            return 6
+        types = schema.get("type")
+        types = types if isinstance(types, list) else [types]
+        if "string" in types:
+            return 4 + int(schema.get("maxLength", max_string))
+        if "object" in types or "properties" in schema:
+            props = schema.get("properties") if isinstance(schema.get("properties"), Mapping) else {}
+            return 4 + sum(4 + cost(v) for v in props.values())
+        if "array" in types:
+            return 4 + int(schema.get("maxItems", DEFAULT_MAX_ITEMS)) * (1 + cost(schema.get("items")))
+        return 6     # a number, boolean or null
+    longest = max((8 + len(t.name) + cost(grammar_schema(t.parameters, max_string)) for t in tools), default=0)
+    return max(longest, 16 + REASON_MAX)
+
+
 def _object(properties: dict[str, Any], required: list[str]) -> dict[str, Any]:
     return {"type": "object", "properties": properties, "required": required, "additionalProperties": False}
 
 
-def decision_prompt(tools: Iterable[Tool]) -> str:
-    """The few lines appended to the system text so a small model knows what it may do.
+def decision_prompt(tools: Iterable[Tool], speech: "Speech | None" = None) -> str:
+    """The lines appended to the system text so the model knows what it may do, and what every
+    parameter means: ``- look(x, y, z): Turn the head.`` then one line per parameter with its range
+    and the companion file's own description (``x -1..1: your left (-1) to right (1)``). Without
+    the descriptions a model cannot know which way is left (issue 11: "look left" turned right).
 
-    Measured on SmolLM2-135M: a plain ``- name(args): what it does`` list picked sensible
-    actions more often than JSON examples (which it copied verbatim) or longer instructions.
+    The text depends only on the tools, so a brain that offers the same actions for every
+    perception keeps this whole block in llama.cpp's prompt cache.
     """
     lines = ["Pick the best action for the situation. Actions:"]
     for tool in tools:
-        lines.append(f"- {tool.name}({_param_hint(tool.parameters)}): {_first_sentence(tool.description)}")
-    lines.append(f"- {NO_ACTION}: do nothing")
-    lines.append("Reply in JSON.")
+        props = _properties(tool.parameters)
+        lines.append(f"- {tool.name}({', '.join(props)}): {_first_sentence(tool.description)}")
+        for name, spec in props.items():
+            hint = _param_hint(spec)
+            described = _first_sentence(str(spec.get("description") or ""), 120)
+            if described or hint:
+                lines.append(f"    {name}{' ' + hint if hint else ''}{': ' + described if described else ''}")
+    lines.append(f"- {NO_ACTION}: do nothing (when nothing calls for an action)")
+    if speech is not None:
+        lines.append(f"To {speech.action}, reply with just the words to say. For anything else, reply with one "
+                     'JSON decision: {"action": NAME, "params": {...}}.')
+    else:
+        lines.append('Reply with one JSON decision: {"action": NAME, "params": {...}}.')
     return "\n".join(lines)
 
 
-def _param_hint(schema: Any) -> str:
+def _properties(schema: Any) -> dict[str, Mapping[str, Any]]:
     props = schema.get("properties") if isinstance(schema, Mapping) else None
     if not isinstance(props, Mapping):
-        return ""
-    hints = []
-    for name, spec in props.items():
-        spec = spec if isinstance(spec, Mapping) else {}
-        if isinstance(spec.get("enum"), list):
-            hints.append(f"{name}: {'|'.join(str(v) for v in spec['enum'][:6])}")
-        elif "minimum" in spec and "maximum" in spec:
-            hints.append(f"{name} {spec['minimum']}..{spec['maximum']}")
-        else:
-            hints.append(str(name))
-    return ", ".join(hints)
+        return {}
+    return {str(k): (v if isinstance(v, Mapping) else {}) for k, v in props.items()}
+
+
+def _param_hint(spec: Mapping[str, Any]) -> str:
+    """A parameter's range in a few characters: ``-1..1``, ``1..5``, ``a|b|c``, ``<= 120 chars``."""
+    if "minimum" in spec and "maximum" in spec:   # first: a range narrowed by an enum reads the same
+        return f"{spec['minimum']}..{spec['maximum']}"
+    if isinstance(spec.get("enum"), list):
+        return "|".join(str(v) for v in spec["enum"][:6])
+    if "maxLength" in spec:
+        return f"(text, at most {spec['maxLength']} characters)"
+    if spec.get("type") == "string":
+        return "(text)"
+    return ""
 
 
 def _first_sentence(text: str, limit: int = 80) -> str:
     text = " ".join((text or "").split())
     for stop in (". ", "。"):
         if stop in text:
-            text = text.split(stop, 1)[0]
+            text = text.split(stop, 1)[0] + stop.strip()
     return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+# -- speech as plain text -----------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Speech:
+    """The companion's speech action (``speak`` with one required text parameter), which a model
+    may answer with plain words instead of a JSON decision.
+
+    Why: a small chat model answers a question in words far more reliably than it picks
+    ``"action":"speak"`` inside JSON (measured on Qwen2.5-Coder-0.5B: questions answered in words
+    instead of a ``look`` copied from an example; docs/embedded-model.md). Commands still come as
+    JSON decisions, held to their schemas by the same grammar.
+    """
+
+    action: str
+    param: str
+    max_chars: int
+    min_chars: int = 1
+
+    def call(self, text: str) -> ToolCall:
+        return ToolCall(name=self.action, args={self.param: text})
+
+
+SPEECH_ACTIONS = ("speak", "say")
+
+
+def speech_of(tools: Iterable[Tool], max_string: int = DEFAULT_MAX_STRING) -> Speech | None:
+    """The offered speech action, if one fits: named speak/say, exactly one required string param."""
+    for tool in tools:
+        if tool.name not in SPEECH_ACTIONS or not isinstance(tool.parameters, Mapping):
+            continue
+        props = _properties(tool.parameters)
+        required = tool.parameters.get("required") or []
+        if len(props) == 1 and list(props) == list(required):
+            name, spec = next(iter(props.items()))
+            if spec.get("type") == "string" and "enum" not in spec and "const" not in spec:
+                return Speech(tool.name, name, int(spec.get("maxLength", max_string)),
+                              max(1, int(spec.get("minLength", 1))))
+    return None
+
+
+def speech_grammar(schema: dict[str, Any], speech: Speech | None, compact: dict[str, Any]) -> str:
+    """An llguidance grammar: one JSON decision, or (with ``speech``) one line of words to say that
+    does not start like JSON, bounded by the speech parameter's length."""
+    decision = "%json " + json.dumps({**schema, "x-guidance": compact})
+    if speech is None:
+        return "%llguidance {}\nstart: " + decision
+    rest = max(0, speech.max_chars - 1)
+    least = max(0, speech.min_chars - 1)
+    return ("%llguidance {}\nstart: decision | words\n"
+            f"decision: {decision}\n"
+            f"words: /[^{{\\s\\[\"][^\\n]{{{least},{rest}}}/\n")
+
+
+def parse_reply(raw: str, tools: Iterable[Tool | str] | Mapping[str, Any], speech: Speech | None) -> ProviderResponse:
+    """A decision (see ``parse_decision``), or, when it does not start like JSON and a speech
+    action is offered, the words to say as a call of that action."""
+    text = raw.strip() if isinstance(raw, str) else raw
+    if speech is not None and isinstance(text, str) and text and text[0] not in "{[`\"":
+        if len(text) >= speech.max_chars - 1:        # stopped by the length cap: end on a whole sentence
+            ends = [i for i, ch in enumerate(text) if ch in ".!?。！？"]
+            text = text[:ends[-1] + 1] if ends and ends[-1] >= speech.min_chars - 1 else text
+        return ProviderResponse(segments=[ContentSegment(type="tool_call", tool_call=speech.call(text))],
+                                metadata={"finish_reason": "tool_use", "decision": speech.action, "spoken": True})
+    return parse_decision(raw, tools)
+
+
+def as_words(decision_json: str, speech: Speech | None) -> str:
+    """A demonstrated decision as the model should write it: a JSON speak decision becomes its
+    plain words when the model may answer in words (so examples show the format it will use)."""
+    if speech is None:
+        return decision_json
+    try:
+        value = json.loads(decision_json)
+    except ValueError:
+        return decision_json
+    if isinstance(value, dict) and value.get("action") == speech.action and isinstance(value.get("params"), dict):
+        words = value["params"].get(speech.param)
+        if isinstance(words, str) and words.strip():
+            return words.strip()
+    return decision_json
 
 
 # -- parsing ---------------------------------------------------------------------------------

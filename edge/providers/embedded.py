@@ -38,7 +38,8 @@ from edge.log import get_logger
 from edge.providers import model_files
 from edge.providers.base import (ContentSegment, Message, ProviderContext, ProviderError,
                                  ProviderResponse)
-from edge.providers.decision import decision_prompt, decision_schema, parse_decision
+from edge.providers.decision import (as_words, decision_prompt, decision_schema, parse_reply, speech_grammar,
+                                     speech_of)
 
 log = get_logger(__name__)
 
@@ -170,9 +171,10 @@ class EmbeddedProvider:
     # -- requests ------------------------------------------------------------------------
 
     def _base_request(self, prompt: str, context: ProviderContext, tools: list) -> dict[str, Any]:
-        system = "\n\n".join(s for s in (context.system.strip(), decision_prompt(tools) if tools else "") if s)
+        speech = speech_of(tools)
+        system = "\n\n".join(s for s in (context.system.strip(), decision_prompt(tools, speech) if tools else "") if s)
         messages = [{"role": "system", "content": system}] if system else []
-        messages += [_message(m) for m in context.history]
+        messages += [_message(m, speech) for m in context.history]
         messages.append({"role": "user", "content": prompt})
         request: dict[str, Any] = {
             "messages": messages,
@@ -198,9 +200,9 @@ class EmbeddedProvider:
         # the numbers a decision copies from a vision body (a 64-token window did: vision 1/9).
         request = {**DECISION_SAMPLING, **request}
         if self._llguidance and key not in self._schema_broken:
-            grammar = "%llguidance {}\nstart: %json " + json.dumps({**schema, "x-guidance": _COMPACT_JSON})
-            result = self._complete({**request, "grammar": grammar})
-            response = self._decision_response(result, tools)
+            speech = speech_of(tools)
+            result = self._complete({**request, "grammar": speech_grammar(schema, speech, _COMPACT_JSON)})
+            response = self._decision_response(result, tools, speech)
             if not response.errors or _finish(result) == "length":
                 return response, result, "grammar"
             # Under a working grammar only a cut-off reply can fail to parse.
@@ -237,9 +239,13 @@ class EmbeddedProvider:
         segments = [ContentSegment(type="text", text=text)] if text else []
         return ProviderResponse(segments=segments, metadata={})
 
-    def _decision_response(self, result: dict[str, Any], tools: list) -> ProviderResponse:
+    def _decision_response(self, result: dict[str, Any], tools: list, speech: Any = None) -> ProviderResponse:
         raw = _content(result)
-        response = parse_decision(raw, tools)
+        response = parse_reply(raw, tools, speech)
+        if _finish(result) == "length" and response.metadata.get("spoken"):
+            # words stopped by max_tokens are half a sentence: never say them, report the cut
+            segment = ContentSegment(type="error", text=f"reply cut off at max_tokens: {raw[:120]!r}")
+            response = ProviderResponse(segments=[segment], metadata={"finish_reason": "error"})
         response.metadata["raw"] = raw
         if _finish(result) == "length" and response.errors:
             for segment in response.segments:   # say why the JSON is incomplete
@@ -266,10 +272,13 @@ class EmbeddedProvider:
         }
 
 
-def _message(message: Message) -> dict[str, str]:
-    """SmolLM2 knows system/user/assistant only: a tool observation becomes a user turn."""
+def _message(message: Message, speech: Any = None) -> dict[str, str]:
+    """SmolLM2 knows system/user/assistant only: a tool observation becomes a user turn; an
+    assistant's spoken decision is shown as the plain words this provider lets the model write."""
     if message.role == "tool":
         return {"role": "user", "content": f"Observation: {message.content}"}
+    if message.role == "assistant":
+        return {"role": "assistant", "content": as_words(message.content, speech)}
     return {"role": message.role, "content": message.content}
 
 

@@ -1,0 +1,137 @@
+"""Rules a person would agree with, for judging one companion decision.
+
+Each check takes the decision the brain carried out, ``(action, params)`` (``("none", {})`` when it
+chose to do nothing), and returns None when it passes or a short reason why it does not. They judge
+behaviour, not shape: a ``look`` must turn the way that was asked, a spoken line must answer rather
+than repeat the words it heard, and must be in the companion's language.
+"""
+
+from __future__ import annotations
+
+import difflib
+import re
+import unicodedata
+from typing import Any, Callable
+
+Decision = tuple[str, dict[str, Any]]
+Check = Callable[[Decision], "str | None"]
+
+
+def _norm(text: str) -> str:
+    text = unicodedata.normalize("NFKC", text).lower()
+    return " ".join(re.sub(r"[^\w ]", " ", text).split())
+
+
+def copies(message: str, heard: str) -> bool:
+    """True when a spoken line is (nearly) the words it answers: parroting."""
+    m, h = _norm(message), _norm(heard)
+    if not m:
+        return True
+    return m == h or (len(h) > 8 and h in m) or difflib.SequenceMatcher(None, m, h).ratio() > 0.75
+
+
+def loops(message: str) -> bool:
+    """True when one sentence comes three times or more: "I am Pip! I am Pip! I am Pip! ..."."""
+    parts = [_norm(x) for x in re.split(r"[.!?,。！？、]+", message)]
+    parts = [x for x in parts if x]
+    return any(parts.count(x) >= 3 for x in set(parts))
+
+
+def japanese(text: str) -> bool:
+    return re.search(r"[\u3040-\u30ff\u4e00-\u9fff]", text) is not None
+
+
+def speak(heard: str = "", mentions: str | None = None, what: str = "", lang: str = "en") -> Check:
+    """speak; in the companion's language; not a copy of ``heard``; not one sentence over and
+    over; when ``mentions`` (a regex, case-insensitive) is given, the line matches it."""
+    def check(d: Decision) -> str | None:
+        name, params = d
+        if name != "speak":
+            return f"expected speak, got {name}"
+        message = str(params.get("message", ""))
+        if lang == "ja" and not japanese(message):
+            return f"not Japanese: {message!r}"
+        if lang == "en" and japanese(message):
+            return f"not English: {message!r}"
+        if heard and copies(message, heard):
+            return f"parrots the input: {message!r}"
+        if loops(message):
+            return f"repeats itself: {message[:60]!r}..."
+        if mentions and re.search(mentions, unicodedata.normalize("NFKC", message).lower()) is None:
+            return f"does not {what or 'match ' + mentions}: {message!r}"
+        return None
+    return check
+
+
+def _towards(action: str, bounds: dict[str, Callable[[float], bool]]) -> Check:
+    def check(d: Decision) -> str | None:
+        name, params = d
+        if name != action:
+            return f"expected {action}, got {name}"
+        for axis, test in bounds.items():
+            value = params.get(axis)
+            if not isinstance(value, (int, float)) or not test(value):
+                return f"{action} {axis}={value} goes the wrong way ({test.__doc__})"
+            other = {"x": "y", "y": "x"}.get(axis)
+            if test is near_zero:
+                continue
+            if other and other not in bounds and abs(params.get(other) or 0) >= abs(value):
+                return f"{action} {axis}={value} but {other}={params.get(other)}: mostly the wrong direction"
+        return None
+    return check
+
+
+def look(**bounds: Callable[[float], bool]) -> Check:
+    """look, each named axis passing its test (x=neg: to the left), and that axis the main one:
+    "look left" is not a turn of (-1, -1)."""
+    return _towards("look", bounds)
+
+
+def move(**bounds: Callable[[float], bool]) -> Check:
+    """move, checked like ``look``; no bounds: any move passes."""
+    return _towards("move", bounds)
+
+
+def named(name: str, **params: Any) -> Check:
+    """That action, and where given, those exact params."""
+    def check(d: Decision) -> str | None:
+        if d[0] != name:
+            return f"expected {name}, got {d[0]}"
+        for key, want in params.items():
+            if d[1].get(key) != want:
+                return f"{name} {key}={d[1].get(key)!r}, expected {want!r}"
+        return None
+    return check
+
+
+def nothing() -> Check:
+    """No action: nothing new happened."""
+    def check(d: Decision) -> str | None:
+        return None if d[0] == "none" else f"expected no action, got {d[0]} {d[1]}"
+    return check
+
+
+def either(*checks: Check) -> Check:
+    """Passes when any check passes; otherwise reports the failure that concerns this action."""
+    def check(d: Decision) -> str | None:
+        failures = [c(d) for c in checks]
+        if any(f is None for f in failures):
+            return None
+        relevant = [f for f in failures if f and not f.startswith("expected ")]
+        return relevant[0] if relevant else f"got {d[0]}, expected one of the sensible actions"
+    return check
+
+
+def neg(v: float) -> bool:
+    """< 0"""
+    return v < 0
+
+
+def pos(v: float) -> bool:
+    """> 0"""
+    return v > 0
+
+
+def near_zero(v: float) -> bool:
+    """about 0"""
+    return abs(v) <= 0.25
