@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from decision_checks import Check, either, look, move, named, near_zero, neg, nothing, pos, speak
+from decision_checks import Check, either, look, look_at, move, named, near_zero, neg, nothing, pos, speak
 
 from edge.perception.detectors import Detection
 from edge.perception.scene import SceneEvent
@@ -106,12 +106,12 @@ def pip_cases() -> list[Case]:
              either(named("nod"), named("wag"), speak("Are you happy?", r"(yes|happy|very|glad)", "say yes")),
              "nod, wag or yes"),
         Case("pip_joke", c, said("Tell me something fun."), speak("Tell me something fun.", None), "speak"),
-        Case("pip_person_left", c, seen(PERSON_LEFT), _greet_or_look(look(x=neg)), "look x<0 or greet"),
-        Case("pip_person_right", c, seen(PERSON_RIGHT), _greet_or_look(look(x=pos)), "look x>0 or greet"),
-        Case("pip_person_centre", c, seen(PERSON_CENTRE), _greet_or_look(look(x=near_zero)),
+        Case("pip_person_left", c, seen(PERSON_LEFT), _greet_or_look(look_at(x=neg)), "look x<0 or greet"),
+        Case("pip_person_right", c, seen(PERSON_RIGHT), _greet_or_look(look_at(x=pos)), "look x>0 or greet"),
+        Case("pip_person_centre", c, seen(PERSON_CENTRE), _greet_or_look(look_at(x=near_zero)),
              "look ahead or greet"),
-        Case("pip_ball_right", c, seen(("sports ball", 0.75, 0.6, 0.85, 0.75)), look(x=pos), "look x>0"),
-        Case("pip_cup_left", c, seen(("cup", 0.1, 0.55, 0.2, 0.7)), look(x=neg), "look x<0"),
+        Case("pip_ball_right", c, seen(("sports ball", 0.75, 0.6, 0.85, 0.75)), look_at(x=pos), "look x>0"),
+        Case("pip_cup_left", c, seen(("cup", 0.1, 0.55, 0.2, 0.7)), look_at(x=neg), "look x<0"),
         Case("pip_cat_up", c, seen(("cat", 0.4, 0.0, 0.6, 0.2)), either(look(y=pos), speak()), "look up or speak"),
         Case("pip_same_view", c, seen(PERSON_LEFT, changes=[], ts=1010.0), nothing(), "no action: nothing new",
              before=[seen(PERSON_LEFT)]),
@@ -166,9 +166,9 @@ def pochi_cases() -> list[Case]:
              either(look(x=pos), named("bark"), named("wag"), speak(mentions=GREETS + r"|woof", what="greet")),
              "look x>0, bark, wag or greet"),
         Case("pochi_cat_left", c, seen(("cat", 0.0, 0.5, 0.25, 0.9)),
-             either(look(x=neg), named("bark")), "look x<0 or bark"),
+             either(look_at(x=neg), named("bark")), "look x<0 or bark"),
         Case("pochi_ball_right", c, seen(("sports ball", 0.7, 0.7, 0.8, 0.8)),
-             either(look(x=pos), move(x=pos)), "look or move to the right"),
+             either(look_at(x=pos), move(x=pos)), "look or move to the right"),
         Case("pochi_same_view", c, seen(PERSON_RIGHT, changes=[], ts=1010.0), nothing(), "no action: nothing new",
              before=[seen(PERSON_RIGHT)]),
         Case("pochi_person_left_room", c, seen(changes=[{"label": "person", "change": "left"}]),
@@ -198,10 +198,10 @@ def nikoni_cases() -> list[Case]:
         Case("nikoni_thanks", c, said("ありがとう！"), speak("ありがとう！", None, lang="ja"), "返事"),
         Case("nikoni_night", c, said("おやすみなさい"),
              speak("おやすみなさい", r"(おやすみ|また|明日|ゆっくり|夢)", "おやすみと返す", lang="ja"), "おやすみ"),
-        Case("nikoni_person_left", c, seen(PERSON_LEFT), _greet_or_look(look(x=neg), "ja"), "look x<0 or 挨拶"),
-        Case("nikoni_person_right", c, seen(PERSON_RIGHT), either(look(x=pos), speak(lang="ja")),
+        Case("nikoni_person_left", c, seen(PERSON_LEFT), _greet_or_look(look_at(x=neg), "ja"), "look x<0 or 挨拶"),
+        Case("nikoni_person_right", c, seen(PERSON_RIGHT), either(look_at(x=pos), speak(lang="ja")),
              "look x>0 or 日本語で話す"),
-        Case("nikoni_dog", c, seen(("dog", 0.6, 0.5, 0.9, 0.9)), either(look(x=pos), speak(lang="ja")),
+        Case("nikoni_dog", c, seen(("dog", 0.6, 0.5, 0.9, 0.9)), either(look_at(x=pos), speak(lang="ja")),
              "look x>0 or 話す"),
         Case("nikoni_same_view", c, seen(PERSON_LEFT, changes=[], ts=1010.0), nothing(), "no action",
              before=[seen(PERSON_LEFT)]),
@@ -230,8 +230,8 @@ def mai_cases() -> list[Case]:
         Case("mai_evening", c, said("こんばんは"), speak("こんばんは", None, lang="ja"), "挨拶"),
         Case("mai_weather", c, said("今日はいい天気だね"), speak("今日はいい天気だね", None, lang="ja"), "返事"),
         Case("mai_homework", c, said("宿題を手伝ってくれる？"), speak("宿題を手伝ってくれる？", None, lang="ja"), "返事"),
-        Case("mai_person_left", c, seen(PERSON_LEFT), either(look(x=neg), speak(lang="ja")), "look x<0 or 話す"),
-        Case("mai_laptop", c, seen(("laptop", 0.55, 0.5, 0.95, 0.9)), either(look(x=pos), speak(lang="ja")),
+        Case("mai_person_left", c, seen(PERSON_LEFT), either(look_at(x=neg), speak(lang="ja")), "look x<0 or 話す"),
+        Case("mai_laptop", c, seen(("laptop", 0.55, 0.5, 0.95, 0.9)), either(look_at(x=pos), speak(lang="ja")),
              "look x>0 or 話す"),
         Case("mai_same_view", c, seen(("laptop", 0.55, 0.5, 0.95, 0.9), changes=[], ts=1010.0), nothing(),
              "no action", before=[seen(("laptop", 0.55, 0.5, 0.95, 0.9))]),

@@ -63,7 +63,7 @@ def speak(heard: str = "", mentions: str | None = None, what: str = "", lang: st
     return check
 
 
-def _towards(action: str, bounds: dict[str, Callable[[float], bool]]) -> Check:
+def _towards(action: str, bounds: dict[str, Callable[[float], bool]], main_axis: bool = True) -> Check:
     def check(d: Decision) -> str | None:
         name, params = d
         if name != action:
@@ -73,7 +73,7 @@ def _towards(action: str, bounds: dict[str, Callable[[float], bool]]) -> Check:
             if not isinstance(value, (int, float)) or not test(value):
                 return f"{action} {axis}={value} goes the wrong way ({test.__doc__})"
             other = {"x": "y", "y": "x"}.get(axis)
-            if test is near_zero:
+            if test is near_zero or not main_axis:
                 continue
             if other and other not in bounds and abs(params.get(other) or 0) >= abs(value):
                 return f"{action} {axis}={value} but {other}={params.get(other)}: mostly the wrong direction"
@@ -85,6 +85,12 @@ def look(**bounds: Callable[[float], bool]) -> Check:
     """look, each named axis passing its test (x=neg: to the left), and that axis the main one:
     "look left" is not a turn of (-1, -1)."""
     return _towards("look", bounds)
+
+
+def look_at(**bounds: Callable[[float], bool]) -> Check:
+    """look towards something seen, on that side (x=pos: to the right); the other axis may be as
+    large (a ball low on the right is looked at low and right)."""
+    return _towards("look", bounds, main_axis=False)
 
 
 def move(**bounds: Callable[[float], bool]) -> Check:

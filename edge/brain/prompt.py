@@ -22,6 +22,7 @@ What we measured on small models (bench/decision_quality.py, docs/embedded-model
 from __future__ import annotations
 
 import json
+import re
 from typing import Any
 
 from edge.protocol.companion import Companion, EventSpec
@@ -43,10 +44,20 @@ def system_text(companion: Companion) -> str:
     lines.append("Rules:")
     lines.append("- When someone talks to you, answer them in your own words; use another action only "
                  "when they ask for it.")
+    if speaks_japanese(companion):
+        lines.append("- Always speak Japanese (いつも日本語で話す).")
     if companion.events:
         lines.extend(f"- {_rule(e)}" for e in companion.events)
     lines.append("- When a perception shows nothing new, choose none.")
     return "\n".join(lines)
+
+
+def speaks_japanese(companion: Companion) -> bool:
+    """A companion written in Japanese speaks Japanese: kana in its name, personality or story.
+    (The file format has no language field; small models otherwise drift into English, measured:
+    "こんにちは！" got "Hello! How can I assist you today?")."""
+    text = " ".join(t or "" for t in (companion.name, companion.personality, companion.story))
+    return re.search(r"[\u3040-\u30ff]", text) is not None
 
 
 def _rule(event: EventSpec) -> str:

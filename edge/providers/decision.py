@@ -25,6 +25,7 @@ full schema and feeds violations back to the model.
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -199,12 +200,16 @@ class Speech:
     param: str
     max_chars: int
     min_chars: int = 1
+    japanese: bool = False     # the action is described in Japanese: words start in Japanese
 
     def call(self, text: str) -> ToolCall:
         return ToolCall(name=self.action, args={self.param: text})
 
 
 SPEECH_ACTIONS = ("speak", "say")
+_KANA = re.compile(r"[\u3040-\u30ff]")
+# the first character of Japanese words: kana, kanji, Japanese punctuation and full-width forms
+_JAPANESE_START = "[\\u3040-\\u30ff\\u4e00-\\u9fff\\u3000-\\u303f\\uff01-\\uff5e]"
 
 
 def speech_of(tools: Iterable[Tool], max_string: int = DEFAULT_MAX_STRING) -> Speech | None:
@@ -217,8 +222,9 @@ def speech_of(tools: Iterable[Tool], max_string: int = DEFAULT_MAX_STRING) -> Sp
         if len(props) == 1 and list(props) == list(required):
             name, spec = next(iter(props.items()))
             if spec.get("type") == "string" and "enum" not in spec and "const" not in spec:
+                described = f"{tool.description} {spec.get('description', '')}"
                 return Speech(tool.name, name, int(spec.get("maxLength", max_string)),
-                              max(1, int(spec.get("minLength", 1))))
+                              max(1, int(spec.get("minLength", 1))), _KANA.search(described) is not None)
     return None
 
 
@@ -230,9 +236,12 @@ def speech_grammar(schema: dict[str, Any], speech: Speech | None, compact: dict[
         return "%llguidance {}\nstart: " + decision
     rest = max(0, speech.max_chars - 1)
     least = max(0, speech.min_chars - 1)
+    # A companion described in Japanese starts its words in Japanese: a small model otherwise
+    # drifts into its English assistant voice ("Hello! How can I assist you today?").
+    first = _JAPANESE_START if speech.japanese else '[^{\\s\\["]'
     return ("%llguidance {}\nstart: decision | words\n"
             f"decision: {decision}\n"
-            f"words: /[^{{\\s\\[\"][^\\n]{{{least},{rest}}}/\n")
+            f"words: /{first}[^\\n]{{{least},{rest}}}/\n")
 
 
 def parse_reply(raw: str, tools: Iterable[Tool | str] | Mapping[str, Any], speech: Speech | None) -> ProviderResponse:
