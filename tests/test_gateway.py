@@ -8,6 +8,7 @@ import json
 import logging
 import os
 import queue
+import socket
 import threading
 import time
 
@@ -24,7 +25,7 @@ from edge.bus import Bus
 from edge.config import DEFAULT_COMPANION
 from edge.protocol.companion import load_companion
 from edge.protocol.payloads import Action, Perception, Reply
-from edge.services.gateway import FieldError, Gateway, GatewayConfig, WsClient, perception_from
+from edge.services.gateway import FieldError, Gateway, GatewayConfig, WsClient, http_server_options, perception_from
 from edge.services.http_server import HttpServer
 
 TOKEN = "s3cret-token"
@@ -38,10 +39,11 @@ def pip():
 class Gw:
     """A running gateway: its bridge, its base URLs, and an httpx client."""
 
-    def __init__(self, broker, companions, namespace=None, **config):
+    def __init__(self, broker, companions, namespace=None, host="127.0.0.1", **config):
         self.bus = Bus("gateway-test", "gateway", broker.address, namespace=namespace, persistent=False).connect()
-        self.gateway = Gateway(self.bus, companions, GatewayConfig(port=0, **config))
-        self.server = HttpServer(self.gateway.app(), port=0, name="gateway-test").start()
+        self.gateway = Gateway(self.bus, companions, GatewayConfig(host=host, port=0, **config))
+        self.server = HttpServer(self.gateway.app(), host, 0, name="gateway-test",
+                                 **http_server_options(self.gateway)).start()
         self.url = self.server.url
         self.ws_url = self.url.replace("http://", "ws://") + "/ws"
         self.http = httpx.Client(base_url=self.url, timeout=5)
@@ -61,7 +63,8 @@ def gw(broker, pip):
 
 @pytest.fixture
 def secured(broker, pip):
-    g = Gw(broker, [pip], token=TOKEN)
+    """A gateway that wants its token from every client, loopback included."""
+    g = Gw(broker, [pip], token=TOKEN, token_on_loopback=True)
     yield g
     g.close()
 
@@ -271,6 +274,136 @@ def test_bearer_token_guards_the_websocket(secured):
         assert "result" in json.loads(ws.recv(timeout=5))
 
 
+def test_token_is_optional_on_loopback_by_default(broker, pip):
+    g = Gw(broker, [pip], token=TOKEN)
+    try:
+        r = g.http.post("/perceptions", json=HELLO)
+        assert r.status_code == 202, r.text
+        wrong = g.http.post("/perceptions", json=HELLO, headers={"Authorization": "Bearer wrong"})
+        assert wrong.status_code == 401 and wrong.json()["error"]["reason"] == "token"  # a mistake is still named
+        with ws_connect(g.ws_url) as ws:
+            ws.send(json.dumps(rpc(params=HELLO)))
+            assert "result" in json.loads(ws.recv(timeout=5))
+    finally:
+        g.close()
+
+
+def _lan_address() -> str | None:
+    """This machine's address on its first non-loopback interface, if it has one."""
+    probe = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    try:
+        probe.connect(("203.0.113.1", 9))  # no packet is sent: this only picks the outgoing interface
+        address = probe.getsockname()[0]
+    except OSError:
+        return None
+    finally:
+        probe.close()
+    return None if address.startswith("127.") else address
+
+
+@pytest.mark.parametrize("token", [TOKEN, None])
+def test_clients_off_loopback_need_the_token(broker, pip, token):
+    lan = _lan_address()
+    if lan is None:
+        pytest.skip("this machine has no non-loopback IPv4 address")
+    g = Gw(broker, [pip], host="0.0.0.0", token=token)
+    base, ws_base = f"http://{lan}:{g.server.port}", f"ws://{lan}:{g.server.port}/ws"
+    try:
+        with httpx.Client(base_url=base, timeout=5) as lan_client:
+            refused = lan_client.post("/perceptions", json=HELLO)
+            assert refused.status_code == (401 if token else 403)
+            assert refused.json()["error"]["reason"] == "token"
+            if token is None:
+                assert "no token configured" in refused.json()["error"]["message"]
+            with pytest.raises(InvalidStatus) as denied:
+                ws_connect(ws_base, open_timeout=5)
+            assert denied.value.response.status_code == (401 if token else 403)
+            if token:
+                good = {"Authorization": f"Bearer {TOKEN}"}
+                assert lan_client.post("/perceptions", json=HELLO, headers=good).status_code == 202
+                with ws_connect(f"{ws_base}?token={TOKEN}") as ws:
+                    ws.send(json.dumps(rpc(params=HELLO)))
+                    assert "result" in json.loads(ws.recv(timeout=5))
+        assert g.http.post("/perceptions", json=HELLO).status_code == 202  # loopback: no token needed
+    finally:
+        g.close()
+
+
+@pytest.mark.parametrize("headers, reason", [
+    ({"host": "evil.example"}, "host"),                        # DNS rebinding: the page's own name
+    ({"host": "evil.example:8765"}, "host"),
+    ({"origin": "http://evil.example"}, "origin"),             # a cross-site page in a local browser
+    ({"origin": "null"}, "origin"),                            # a sandboxed iframe or a file:// page
+    ({"origin": "http://localhost:1"}, "origin"),              # another local web app
+])
+def test_foreign_host_or_origin_is_refused_with_a_named_reason(gw, tap, headers, reason):
+    r = gw.http.post("/perceptions", json={"title": "input", "body": "from a web page"}, headers=headers)
+    assert r.status_code == 403 and r.headers["content-type"] == "application/json"
+    error = r.json()["error"]
+    assert error["reason"] == reason and reason.capitalize() in error["message"]
+    ws_url, sock = gw.ws_url, None
+    if "host" in headers:  # the client writes Host from the URL: dial our port under the foreign name
+        ws_url = f"ws://{headers['host'].split(':')[0]}:{gw.server.port}/ws"
+        sock = socket.create_connection(("127.0.0.1", gw.server.port))
+    with pytest.raises(InvalidStatus) as denied:
+        ws_connect(ws_url, sock=sock, additional_headers={k: v for k, v in headers.items() if k != "host"},
+                   open_timeout=5)
+    assert denied.value.response.status_code == 403 and b'"reason":"%s"' % reason.encode() in denied.value.response.body
+    ok = gw.http.post("/perceptions", json=HELLO)  # nothing was published before this one
+    assert tap.perception(None).id == ok.json()["id"]
+
+
+def test_own_origin_ip_hosts_and_configured_names_are_accepted(broker, pip):
+    g = Gw(broker, [pip], allowed_hosts=("robot.example",), allowed_origins=("http://app.example:3000",))
+    try:
+        port = g.server.port
+        for headers in ({"origin": g.url}, {"host": f"localhost:{port}", "origin": f"http://localhost:{port}"},
+                        {"host": f"[::1]:{port}"}, {"host": "robot.example"}, {"origin": "http://app.example:3000"},
+                        {"host": "10.1.2.3"}):
+            assert g.http.post("/perceptions", json=HELLO, headers=headers).status_code == 202, headers
+        with ws_connect(g.ws_url, additional_headers={"origin": "http://app.example:3000"}) as ws:
+            ws.send(json.dumps(rpc(params=HELLO)))
+            assert "result" in json.loads(ws.recv(timeout=5))
+    finally:
+        g.close()
+
+
+@pytest.mark.parametrize("raw, words", [
+    (b'{"jsonrpc": "2.0", "method": "perception.send", "params": {"title": "input", "body": "x"}, "id": NaN}',
+     "/id: NaN"),
+    (b'{"jsonrpc": "2.0", "method": "perception.send", "params": {"title": "input", "body": "x"}, "id": 1e400}',
+     "/id: 1e400"),
+    (b'{"jsonrpc": "2.0", "method": "perception.send", "params": {"title": "input", "body": "x"}, "id": '
+     + b"[" * 3000 + b"]" * 3000 + b"}", "nested"),
+    (b'{"jsonrpc": "2.0", "method": "perception.send", "params": {"title": "input", "body": "\\ud800"}, "id": 1}',
+     "/params/body: a lone surrogate"),
+    (b'{"title": "vision", "format": "object", "body": {"x": Infinity}}', "/body/x: Infinity"),
+])
+def test_bad_numbers_nesting_and_surrogates_are_refused_before_publishing(gw, tap, raw, words):
+    for path in ("/perceptions", "/rpc"):
+        r = gw.http.post(path, content=raw)
+        assert r.status_code == 400, r.text
+        assert r.json()["error"]["code"] == -32700 and words in r.json()["error"]["message"]
+    with ws_connect(gw.ws_url) as ws:
+        ws.send(raw.decode())
+        assert words in json.loads(ws.recv(timeout=5))["error"]["message"]
+    ok = gw.http.post("/perceptions", json=HELLO)
+    assert tap.perception(None).id == ok.json()["id"]  # the first perception on the wire is the good one
+
+
+def test_a_huge_value_is_quoted_by_a_short_excerpt(gw):
+    huge = "x" * 900_000
+    cases = [({"title": "input", "body": "hi", "format": huge}, "format"), ({"title": huge, "body": "hi"}, "title"),
+             ({"title": "input", "body": "hi", huge: 1}, None)]
+    for body, field in cases:
+        r = gw.http.post("/perceptions", json=body)
+        assert r.status_code == 400 and len(r.content) < 1000, len(r.content)
+        if field:
+            assert r.json()["error"]["field"] == field
+    reply = gw.http.post("/rpc", json=rpc(huge, HELLO, id=1)).json()
+    assert reply["error"]["code"] == -32601 and len(json.dumps(reply)) < 1000
+
+
 # -- WebSocket --------------------------------------------------------------------------------
 
 
@@ -348,7 +481,7 @@ def test_a_stalled_socket_loses_its_oldest_notifications_not_the_bus(broker, pip
             _wait_clients(g, 2)
             stalled.send(json.dumps(rpc(params=HELLO, id=1)))
             assert "result" in json.loads(stalled.recv(timeout=5))
-            filler = base64.b64encode(os.urandom(375_000)).decode()  # incompressible: fills TCP buffers
+            filler = base64.b64encode(os.urandom(150_000)).decode()  # incompressible: fills TCP buffers
             for n in range(40):  # lock-step with the reader, so only the stalled client falls behind
                 action = Action(name="speak", params={"message": filler, "n": n}, sender=pip.id)
                 brain.publish(action)

@@ -7,7 +7,11 @@ clients (perceptions over HTTP, actions over a WebSocket) work beside the distri
 - ``GET /ws``: every ``Action`` as an ``action.execute`` notification, every ``ActionResult`` as
   ``action.result``, every ``Reply`` (slash command answers) as ``companion.reply``; clients may
   send ``perception.send`` requests on it.
-- An optional bearer token guards all of it (``Authorization: Bearer T``; ``?token=T`` on the socket).
+- Every request and socket passes the access guard (``access.py``): Host and Origin checks,
+  and the bearer token (``Authorization: Bearer T``; ``?token=T`` on the socket), which clients
+  off loopback must present. Bodies are decoded strictly (``wire.py``): NaN, 1e400, deep
+  nesting or a lone surrogate anywhere, the request id included, is refused before anything
+  is published, and no error message quotes more than a short excerpt of a bad value.
 
 Bus handlers run on paho's thread, so they only put text on each client's bounded queue;
 a client that reads too slowly loses its oldest notifications (logged), never stalls the bus.
@@ -16,18 +20,17 @@ a client that reads too slowly loses its oldest notifications (logged), never st
 from __future__ import annotations
 
 import asyncio
-import hmac
-import json
 import sys
 import threading
 import uuid
 from collections import deque
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import lru_cache
-from typing import Any, Callable, Mapping, Sequence
+from typing import Any, Callable, Sequence
 
 from jsonschema import Draft202012Validator
 from starlette.applications import Starlette
+from starlette.exceptions import HTTPException
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route, WebSocketRoute
@@ -39,7 +42,10 @@ from edge.log import get_logger
 from edge.protocol.companion import Companion, PerceptionSpec
 from edge.protocol.payloads import Action, ActionResult, Perception, PayloadError, Reply
 from edge.services import jsonrpc
+from edge.services.access import AccessPolicy
+from edge.services.connection_limits import ConnectionLimits
 from edge.services.http_server import serve_forever
+from edge.services.wire import clip, encode_json, excerpt
 
 log = get_logger(__name__)
 
@@ -50,11 +56,15 @@ FIELDS = ("title", "body", "format", "to", "from")
 
 @dataclass
 class GatewayConfig:
-    """Where to listen and what to accept; ``token`` None means no authentication."""
+    """Where to listen and whom to accept; with ``token`` None only loopback clients are served."""
 
     host: str = "127.0.0.1"
     port: int = DEFAULT_PORT
     token: str | None = None
+    token_on_loopback: bool | None = None  # None: COMPANION_TOKEN_ON_LOOPBACK decides (default: optional)
+    allowed_hosts: tuple[str, ...] = ()    # names besides loopback, IP literals and this machine's own
+    allowed_origins: tuple[str, ...] = ()  # web pages allowed to call it, e.g. "http://robot.local:8080"
+    limits: ConnectionLimits = field(default_factory=ConnectionLimits)
     max_body_bytes: int = 4 * 1024 * 1024  # an image perception as base64 fits; a runaway upload does not
     client_queue: int = 256                # notifications held per WebSocket client before dropping the oldest
     default_sender: str = "user"           # ``from`` when the client leaves it out
@@ -78,14 +88,14 @@ def perception_from(fields: Any, companions: Sequence[Companion] = (), default_s
         raise FieldError(None, f"expected a JSON object with at least title and body, not {_kind(fields)}")
     unknown = sorted(set(fields) - set(FIELDS))
     if unknown:
-        raise FieldError(unknown[0], f"unknown field; a perception has {', '.join(FIELDS)}")
+        raise FieldError(excerpt(unknown[0], 40, raw=True), f"unknown field; a perception has {', '.join(FIELDS)}")
     title = _name(fields, "title", None)
     if "body" not in fields:
         raise FieldError("body", "required")
     body = fields["body"]
     fmt = fields.get("format", "text")
     if fmt not in FORMATS:
-        raise FieldError("format", f"{fmt!r} is not one of {', '.join(FORMATS)}")
+        raise FieldError("format", f"{excerpt(fmt)} is not one of {', '.join(FORMATS)}")
     if fmt in ("text", "image") and not isinstance(body, str):
         raise FieldError("body", f"must be a string when format is {fmt!r} (got {_kind(body)})")
     perception = Perception(title=title, body=body, format=fmt, to=_name(fields, "to", "all"),
@@ -95,7 +105,7 @@ def perception_from(fields: Any, companions: Sequence[Companion] = (), default_s
     try:
         Perception.check(perception.to_dict())
     except PayloadError as exc:  # a wire rule the checks above missed; its message names the field
-        raise FieldError(exc.message.split(":", 1)[0].strip("/") or None, exc.message) from None
+        raise FieldError(exc.message.split(":", 1)[0].strip("/") or None, clip(exc.message)) from None
     return perception
 
 
@@ -119,20 +129,20 @@ def _check_against_companions(perception: Perception, companions: Sequence[Compa
     """The addressee must exist, know the title, and accept the body under its perception schema."""
     if perception.to != "all" and perception.to not in [c.id for c in companions]:
         known = ", ".join(f"{c.id} ({c.name})" for c in companions)
-        raise FieldError("to", f"no companion {perception.to!r} here; use all or one of: {known}")
+        raise FieldError("to", f"no companion {excerpt(perception.to)} here; use all or one of: {known}")
     targets = [c for c in companions if perception.to in ("all", c.id)]
     specs = [s for c in targets if (s := c.perception(perception.title)) is not None]
     if not specs:
         known = sorted({p.title for c in targets for p in c.perceptions})
-        raise FieldError("title", f"unknown perception {perception.title!r}; known: {', '.join(known)}")
+        raise FieldError("title", f"unknown perception {excerpt(perception.title)}; known: {', '.join(known)}")
     instance = {"title": perception.title, "format": perception.format, "body": perception.body}
     problems = [sorted(_validator(spec).iter_errors(instance), key=lambda e: list(e.absolute_path))
                 for spec in specs]
     if all(problems):
         errors = problems[0]
         field = str(errors[0].absolute_path[0]) if errors[0].absolute_path else None
-        said = "; ".join(f"/{'/'.join(map(str, e.absolute_path))}: {e.message}" for e in errors)
-        raise FieldError(field, f"{said} (perception {perception.title!r} of the companion definition)")
+        said = "; ".join(f"/{'/'.join(map(str, e.absolute_path))}: {clip(e.message, 160)}" for e in errors[:5])
+        raise FieldError(field, clip(f"{said} (perception {perception.title!r} of the companion definition)"))
 
 
 @lru_cache(maxsize=256)
@@ -214,7 +224,11 @@ class Hub:
         with self._lock:
             clients = list(self._clients)
         if clients:
-            text = json.dumps(jsonrpc.notification(method, params), ensure_ascii=False)
+            try:
+                text = encode_json(jsonrpc.notification(method, params))
+            except (ValueError, TypeError) as exc:  # NaN or a lone surrogate from some node: not JSON
+                log.warning("gateway.not_forwarded", method=method, reason=clip(str(exc), 120))
+                return
             for client in clients:
                 client.offer(text)
 
@@ -242,12 +256,18 @@ class Gateway:
         self.hub.broadcast("action.result", result.to_dict())
 
     def app(self) -> Starlette:
+        """The routes alone; ``serve`` and tests wrap them in ``policy()`` through HttpServer."""
         return Starlette(routes=[
             Route("/perceptions", self._http_perceptions, methods=["POST"]),
             Route("/rpc", self._http_rpc, methods=["POST"]),
             Route("/health", self._http_health, methods=["GET"]),
             WebSocketRoute("/ws", self._websocket),
-        ])
+        ], exception_handlers={HTTPException: _http_error})
+
+    def policy(self) -> AccessPolicy:
+        c = self.config
+        return AccessPolicy.build("gateway", c.token, hosts=c.allowed_hosts, origins=c.allowed_origins,
+                                  token_on_loopback=c.token_on_loopback)
 
     # -- perceptions ----------------------------------------------------------------------
 
@@ -273,7 +293,7 @@ class Gateway:
     # -- HTTP -----------------------------------------------------------------------------
 
     async def _http_perceptions(self, request: Request) -> Response:
-        body = await self._guard(request)
+        body = await self._read_body(request)
         if isinstance(body, Response):
             return body
         try:
@@ -287,14 +307,14 @@ class Gateway:
         except FieldError as exc:
             return _error(400, str(exc), exc.field)
         except RuntimeError as exc:
-            return _error(503, str(exc))
+            return _error(503, clip(str(exc)))
         except Exception as exc:  # a bug answers 500 with its name; the server keeps running
-            log.error("gateway.internal_error", error=repr(exc), exc_info=True)
-            return _error(500, f"internal error: {type(exc).__name__}: {exc}")
+            log.error("gateway.internal_error", error=excerpt(repr(exc), 200, raw=True), exc_info=True)
+            return _error(500, f"internal error: {type(exc).__name__}: {clip(str(exc), 160)}")
         return JSONResponse({"id": perception.id}, status_code=202)
 
     async def _http_rpc(self, request: Request) -> Response:
-        body = await self._guard(request)
+        body = await self._read_body(request)
         if isinstance(body, Response):
             return body
         return _rpc_response(await self.rpc.handle_text(body))
@@ -303,10 +323,8 @@ class Gateway:
         return JSONResponse({"service": "gateway", "bus": "connected" if self.bus.connected else "disconnected",
                              "clients": len(self.hub)})
 
-    async def _guard(self, request: Request) -> bytes | Response:
-        """The body, or the response refusing it (no token, too large)."""
-        if not self._authorized(request.headers, {}):
-            return _unauthorized()
+    async def _read_body(self, request: Request) -> bytes | Response:
+        """The body, or the 413 refusing it; access was checked before the route (``policy()``)."""
         limit = self.config.max_body_bytes
         declared = request.headers.get("content-length", "")
         if declared.isdigit() and int(declared) > limit:
@@ -319,21 +337,9 @@ class Gateway:
             chunks.append(chunk)
         return b"".join(chunks)
 
-    def _authorized(self, headers: Mapping[str, str], query: Mapping[str, str]) -> bool:
-        expected = self.config.token
-        if not expected:
-            return True
-        scheme, _, given = headers.get("authorization", "").partition(" ")
-        if scheme.lower() != "bearer" or not given:
-            given = query.get("token", "")
-        return hmac.compare_digest(given.strip().encode(), expected.encode())
-
     # -- WebSocket ------------------------------------------------------------------------
 
     async def _websocket(self, websocket: WebSocket) -> None:
-        if not self._authorized(websocket.headers, websocket.query_params):
-            await websocket.send_denial_response(_unauthorized())  # uvicorn supports the denial extension
-            return
         await websocket.accept()
         client = self.hub.add(f"ws-{uuid.uuid4().hex[:6]}")
         log.info("gateway.ws_open", client=client.name, clients=len(self.hub))
@@ -347,9 +353,9 @@ class Gateway:
                 reply = await self.rpc.handle_text(text)
                 if reply is not None:
                     async with client.send_lock:
-                        await websocket.send_text(json.dumps(reply, ensure_ascii=False))
+                        await websocket.send_text(encode_json(reply))
         except Exception as exc:  # a broken socket ends this client only
-            log.info("gateway.ws_error", client=client.name, error=repr(exc))
+            log.info("gateway.ws_error", client=client.name, error=excerpt(repr(exc), 200, raw=True))
         finally:
             self.hub.remove(client)
             pump.cancel()
@@ -360,10 +366,18 @@ def _error(status: int, message: str, field: str | None = None) -> JSONResponse:
     return JSONResponse({"error": {"message": message, "field": field}}, status_code=status)
 
 
-def _unauthorized() -> JSONResponse:
-    response = _error(401, "missing or wrong bearer token (send Authorization: Bearer <token>)")
-    response.headers["WWW-Authenticate"] = 'Bearer realm="companion-gateway"'
-    return response
+def _guard_error(status: int, message: str, reason: str) -> dict[str, Any]:
+    """The access guard's refusals in the gateway's own error shape, plus the failed check."""
+    return {"error": {"message": message, "field": None, "reason": reason}}
+
+
+async def _http_error(request: Request, exc: Exception) -> Response:
+    assert isinstance(exc, HTTPException)
+    what = {404: f"no endpoint {excerpt(request.url.path, raw=True)} (POST /perceptions, POST /rpc, GET /health, "
+                 "GET /ws)",
+            405: f"method {excerpt(request.method, 20, raw=True)} is not allowed on {request.url.path}"}
+    return JSONResponse({"error": {"message": what.get(exc.status_code, str(exc.detail)), "field": None}},
+                        status_code=exc.status_code, headers=exc.headers)
 
 
 def _rpc_response(reply: jsonrpc.Reply) -> Response:
@@ -374,6 +388,18 @@ def _rpc_response(reply: jsonrpc.Reply) -> Response:
 
 
 # -- entry point ----------------------------------------------------------------------------
+
+
+def _access_line(policy: AccessPolicy) -> str:
+    if not policy.token:
+        return "no token: clients on this machine only"
+    return "bearer token required" + ("" if policy.token_on_loopback else " off loopback")
+
+
+def http_server_options(gateway: Gateway) -> dict[str, Any]:
+    """HttpServer keywords a gateway needs besides app, host and port (tests use them too)."""
+    return {"policy": gateway.policy(), "limits": gateway.config.limits, "error_body": _guard_error,
+            "ws_max_size": gateway.config.max_body_bytes}
 
 
 def serve(broker: BrokerAddress | str = BrokerAddress(), *, namespace: str | None = None,
@@ -399,13 +425,13 @@ def serve(broker: BrokerAddress | str = BrokerAddress(), *, namespace: str | Non
         bus.set_status("online", gateway=server.url, websocket=ws)
         where = f" (namespace {bus.namespace})" if bus.namespace else ""
         print(f"gateway: bridging {bus.broker}{where}: POST {server.url}/perceptions, POST {server.url}/rpc, "
-              f"{ws}; {'bearer token required' if config.token else 'no token'}", file=sys.stderr, flush=True)
+              f"{ws}; {_access_line(gateway.policy())}", file=sys.stderr, flush=True)
         if on_ready is not None:
             on_ready(server.url)
 
     try:
         serve_forever(gateway.app(), config.host, config.port, stop, name="gateway", ready=ready,
-                      on_ready=started, ws_max_size=config.max_body_bytes)
+                      on_ready=started, **http_server_options(gateway))
     finally:
         bus.close()
     return 0

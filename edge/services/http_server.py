@@ -12,6 +12,10 @@ live here once:
   ``companion run``. Signals are handled here, not by uvicorn, because uvicorn re-raises a
   caught SIGTERM after shutdown, which would kill the process before the caller cleans up.
 
+Every server also gets ``ConnectionLimits`` (a header-read timeout and a connection cap that
+uvicorn lacks; ``connection_limits.py``) and, given an ``AccessPolicy``, the Host/Origin/token
+guard with its JSON safety net for uncaught errors (``access.py``).
+
 uvicorn's own logging is left unconfigured (``log_config=None``) and its access log off, so it
 follows ``edge.log``: quiet by default, and never replacing our handlers.
 """
@@ -28,6 +32,8 @@ from typing import Any, Callable
 import uvicorn
 
 from edge.log import get_logger
+from edge.services.access import AccessGuard, AccessPolicy, ErrorBody, default_error_body
+from edge.services.connection_limits import ConnectionLimits
 
 log = get_logger(__name__)
 
@@ -55,13 +61,16 @@ class HttpServer:
     """One uvicorn server on its own thread; ``url`` is the base URL a client can reach."""
 
     def __init__(self, app: ASGIApp, host: str = "127.0.0.1", port: int = 0, *, name: str = "http",
-                 graceful_s: float = 2.0, **uvicorn_options: Any) -> None:
-        self.app = app
+                 graceful_s: float = 2.0, policy: AccessPolicy | None = None,
+                 limits: ConnectionLimits | None = None, error_body: ErrorBody = default_error_body,
+                 **uvicorn_options: Any) -> None:
+        self.app = AccessGuard(app, policy, error_body) if policy is not None else app
         self.host = host
         self.port = port
         self.name = name
+        self.limits = limits or ConnectionLimits()
         options: dict[str, Any] = {"log_config": None, "access_log": False, "lifespan": "auto",
-                                   "timeout_graceful_shutdown": graceful_s}
+                                   "timeout_graceful_shutdown": graceful_s, **self.limits.uvicorn_options()}
         options.update(uvicorn_options)
         self._options = options
         self._server: uvicorn.Server | None = None

@@ -7,10 +7,11 @@ Methods take the request's ``params`` and return a JSON-able result, or raise ``
 
 from __future__ import annotations
 
-import json
+import math
 from typing import Any, Awaitable, Callable
 
 from edge.log import get_logger
+from edge.services.wire import WireError, clip, decode_json, excerpt
 
 log = get_logger(__name__)
 
@@ -38,7 +39,8 @@ class RpcError(Exception):
         self.data = data
 
     def to_dict(self) -> dict[str, Any]:
-        error: dict[str, Any] = {"code": self.code, "message": f"{_TITLES.get(self.code, 'Error')}: {self.detail}"}
+        error: dict[str, Any] = {"code": self.code,
+                                 "message": f"{_TITLES.get(self.code, 'Error')}: {clip(self.detail)}"}
         if self.data is not None:
             error["data"] = self.data
         return error
@@ -58,13 +60,11 @@ def notification(method: str, params: Any) -> dict[str, Any]:
 
 
 def parse(text: str | bytes) -> Any:
-    """The decoded JSON document, or RpcError(PARSE_ERROR) saying where it broke."""
+    """The decoded JSON document, or RpcError(PARSE_ERROR) saying what and where (strict: ``wire.py``)."""
     try:
-        return json.loads(text.decode("utf-8") if isinstance(text, bytes) else text)
-    except UnicodeDecodeError as exc:
-        raise RpcError(PARSE_ERROR, f"body is not UTF-8 ({exc.reason} at byte {exc.start})") from None
-    except json.JSONDecodeError as exc:
-        raise RpcError(PARSE_ERROR, f"body is not JSON ({exc.msg} at line {exc.lineno} column {exc.colno})") from None
+        return decode_json(text)
+    except WireError as exc:
+        raise RpcError(PARSE_ERROR, str(exc), {"field": exc.pointer or None}) from None
 
 
 def is_rpc(document: Any) -> bool:
@@ -112,18 +112,24 @@ class Dispatcher:
         try:
             if method not in self.methods:
                 known = ", ".join(sorted(self.methods))
-                raise RpcError(METHOD_NOT_FOUND, f"no method {method!r}; this server has: {known}")
+                raise RpcError(METHOD_NOT_FOUND, f"no method {excerpt(method)}; this server has: {known}")
             value = await self.methods[method](params)
         except RpcError as exc:
             return error(request_id, exc) if answer else None
         except Exception as exc:  # a bug in a method must answer, not kill the connection
-            log.error("jsonrpc.internal_error", method=method, error=repr(exc), exc_info=True)
-            return error(request_id, RpcError(INTERNAL_ERROR, f"{type(exc).__name__}: {exc}")) if answer else None
+            log.error("jsonrpc.internal_error", method=method, error=excerpt(repr(exc), 200, raw=True), exc_info=True)
+            return error(request_id, RpcError(INTERNAL_ERROR, f"{type(exc).__name__}: {clip(str(exc), 160)}")) \
+                if answer else None
         return result(request_id, value) if answer else None
 
 
 def _valid_id(value: Any) -> bool:
-    return value is None or (isinstance(value, (str, int, float)) and not isinstance(value, bool))
+    """null, a string of at most 200 characters, or a finite number: what can be echoed back safely."""
+    if isinstance(value, str):
+        return len(value) <= 200
+    if isinstance(value, float):
+        return math.isfinite(value)
+    return value is None or (isinstance(value, int) and not isinstance(value, bool) and abs(value) < 10 ** 40)
 
 
 def _unpack(request: Any) -> tuple[str, Any, Any, bool]:
@@ -136,11 +142,11 @@ def _unpack(request: Any) -> tuple[str, Any, Any, bool]:
     if not isinstance(method, str) or not method:
         raise RpcError(INVALID_REQUEST, '"method" must be a non-empty string')
     if "id" in request and not _valid_id(request["id"]):
-        raise RpcError(INVALID_REQUEST, '"id" must be a string, a number or null')
+        raise RpcError(INVALID_REQUEST, '"id" must be a string (at most 200 characters), a finite number or null')
     params = request.get("params")
     if "params" in request and not isinstance(params, (dict, list)):
         raise RpcError(INVALID_REQUEST, '"params" must be an object or an array')
     extra = sorted(set(request) - {"jsonrpc", "method", "params", "id"})
     if extra:
-        raise RpcError(INVALID_REQUEST, f"unknown member(s) {', '.join(map(repr, extra))}")
+        raise RpcError(INVALID_REQUEST, f"unknown member(s) {', '.join(excerpt(k, 40) for k in extra[:5])}")
     return method, params, request.get("id"), "id" in request
