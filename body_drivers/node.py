@@ -5,12 +5,16 @@ small ``ActionExecutor`` interface. The node owns everything around it that must
 every body: params validated against the companion's action schema before anything moves,
 estop that stops the current action and refuses new ones, duplicate deliveries (QoS 1 is
 at-least-once) ignored, and exactly one ``actions/results`` message per action.
+
+The worker thread survives anything an action or the executor does: a failure is logged,
+counted in ``errors`` and answered with a failed result, and the next action runs. A result
+that cannot be encoded (say, an executor's message with a lone surrogate) is answered with a
+failed ``unencodable_result`` naming the field instead.
 """
 
 from __future__ import annotations
 
 import collections
-import json
 import queue
 import threading
 import time
@@ -19,6 +23,8 @@ from typing import Protocol
 from body_drivers.timeline import Timeline
 from edge.bus import Bus
 from edge.log import get_logger
+from edge.protocol import codec
+from edge.protocol.codec import CodecError
 from edge.protocol.companion import ActionSpec, Companion, validate_params
 from edge.protocol.payloads import Action, ActionError, ActionResult, Estop, PayloadError
 
@@ -58,6 +64,7 @@ class BodyNode:
         self._seen_lock = threading.Lock()
         self._cancel = threading.Event()
         self.estop_engaged = False
+        self.errors: collections.Counter[str] = collections.Counter()  # survived worker failures, by kind
         self._thread = threading.Thread(target=self._run, name="body", daemon=True)
 
     def start(self) -> "BodyNode":
@@ -114,14 +121,11 @@ class BodyNode:
 
     def _on_invalid_action(self, topic: str, error: PayloadError, raw: bytes) -> None:
         """Answer a broken action with a failed result when it carries an id we can answer to."""
-        try:
-            data = json.loads(raw)
-            action_id, name = data.get("id"), data.get("name", "")
-        except (ValueError, AttributeError):
-            return
-        if isinstance(action_id, str) and action_id:
+        readable = codec.salvage(raw, Action.LIMITS)
+        action_id, name = readable.get("id"), readable.get("name", "")
+        if action_id:
             now = time.time()
-            result = ActionResult(id=action_id, name=name if isinstance(name, str) else "", ok=False,
+            result = ActionResult(id=action_id, name=name, ok=False,
                                   sender=self.bus.node_id, started=now, finished=now,
                                   error=ActionError("invalid_payload", error.message))
             self.bus.publish(result)
@@ -144,7 +148,15 @@ class BodyNode:
             action = self._queue.get()
             if action is None:
                 return
-            self._perform(action)
+            try:
+                self._perform(action)
+            except Exception as exc:  # a bug of ours: fail this action, keep the worker
+                self.errors["worker_failed"] += 1
+                log.error("body.worker_failed", id=action.id, name=action.name, error=repr(exc), exc_info=True)
+                try:
+                    self._finish(action, time.time(), ActionError("body_error", codec.clip(f"{type(exc).__name__}: {exc}")))
+                except Exception as again:
+                    log.error("body.unanswered", id=action.id, error=repr(again))
 
     def spec_for(self, action: Action) -> ActionSpec | None:
         """The schema an action is checked against: its sender's definition, else any loaded one."""
@@ -190,7 +202,15 @@ class BodyNode:
     def _finish(self, action: Action, started: float, error: ActionError | None) -> None:
         result = ActionResult(id=action.id, name=action.name, ok=error is None, sender=self.bus.node_id,
                               started=started, finished=time.time(), error=error)
-        self.bus.publish(result)
+        try:
+            self.bus.publish(result)
+        except CodecError as exc:  # e.g. a lone surrogate in a name or message: say so instead
+            self.errors["unencodable_result"] += 1
+            log.warning("body.unencodable_result", id=codec.scrub(action.id), reason=str(exc))
+            error = ActionError("unencodable_result", f"the result could not be encoded: {exc}")
+            self.bus.publish(ActionResult(id=codec.scrub(action.id), name=codec.scrub(action.name), ok=False,
+                                          sender=self.bus.node_id, started=started, finished=time.time(),
+                                          error=error))
         if error is None:
             self.timeline.record("action.finished", id=action.id, name=action.name)
         else:

@@ -85,7 +85,7 @@ class SafetyMonitor:
             try:
                 self._handle(*event)
             except Exception as exc:  # a servo that fails here is reported; the monitor keeps watching
-                log.error("safety.monitor_error", event=event[0], error=repr(exc), exc_info=True)
+                log.error("safety.monitor_error", during=event[0], error=repr(exc), exc_info=True)
 
     def _handle(self, kind: str, value: Any) -> None:
         if kind == "estop":

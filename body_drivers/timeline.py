@@ -1,4 +1,8 @@
-"""A JSONL record of everything the body did, one object per line, for people and tests."""
+"""A JSONL record of everything the body did, one object per line, for people and tests.
+
+Recording never fails the caller: a value with a lone surrogate is written with JSON escapes,
+and one JSON cannot write at all (a cycle, a deep structure) is kept as a short ``repr``.
+"""
 
 from __future__ import annotations
 
@@ -7,6 +11,8 @@ import threading
 import time
 from pathlib import Path
 from typing import Any, IO
+
+from edge.protocol.codec import excerpt
 
 
 class Timeline:
@@ -24,7 +30,7 @@ class Timeline:
 
     def record(self, event: str, **fields: Any) -> dict[str, Any]:
         entry = {"ts": time.time(), "event": event, **fields}
-        line = json.dumps(entry, ensure_ascii=False, default=str)
+        line = _line(entry)
         with self._lock:
             self.events.append(entry)
             del self.events[:-self._keep]
@@ -37,3 +43,17 @@ class Timeline:
             if self._file:
                 self._file.close()
                 self._file = None
+
+
+def _line(entry: dict[str, Any]) -> str:
+    try:
+        line = json.dumps(entry, ensure_ascii=False, default=str)
+    except (ValueError, TypeError, RecursionError):
+        return json.dumps({"ts": entry["ts"], "event": entry["event"], "unwritable": excerpt(repr(entry), 200)},
+                          ensure_ascii=True)
+    if not line.isascii():
+        try:
+            line.encode("utf-8")
+        except UnicodeEncodeError:  # lone surrogates: \udXXX escapes keep the line valid UTF-8
+            return json.dumps(entry, ensure_ascii=True, default=str)
+    return line

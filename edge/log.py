@@ -3,6 +3,11 @@
 Every node logs through ``get_logger(name).info("event.name", key=value)`` so a line can be
 grepped by event and parsed by machines; the default level is WARNING so a healthy node
 prints nothing, ``-v`` gives INFO and ``-vv`` DEBUG.
+
+The event name is positional-only, so any field name is free, ``event`` included
+(``log.error("safety.monitor_error", event="estop")``); only ``exc_info`` is read by the logger
+itself. Logging never raises: a value that cannot be rendered is shown by its ``repr``, and
+every value is cut to ``MAX_VALUE_CHARS`` so a hostile payload cannot flood the log.
 """
 
 from __future__ import annotations
@@ -13,8 +18,21 @@ import sys
 from typing import Any
 
 
+MAX_VALUE_CHARS = 1000
+
+
 def _format_value(value: Any) -> str:
-    text = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False, default=str)
+    if isinstance(value, str):
+        text = value
+    else:
+        try:
+            text = json.dumps(value, ensure_ascii=False, default=str)
+        except (ValueError, TypeError, RecursionError):  # a cycle, a key json cannot write, too deep
+            text = repr(value)
+    if len(text) > MAX_VALUE_CHARS:
+        text = f"{text[:MAX_VALUE_CHARS]}…({len(text)} chars)"
+    if not text.isascii():  # lone surrogates become \udXXX, so no handler fails to write the line
+        text = text.encode("utf-8", "backslashreplace").decode("utf-8")
     if text == "" or any(c in text for c in ' ="\n'):
         return json.dumps(text, ensure_ascii=False)
     return text
@@ -32,16 +50,16 @@ class KeyValueLogger:
             tail = " ".join(f"{k}={_format_value(v)}" for k, v in fields.items())
             self._logger.log(level, f"{event} {tail}".rstrip(), exc_info=exc_info)
 
-    def debug(self, event: str, **fields: Any) -> None:
+    def debug(self, event: str, /, **fields: Any) -> None:
         self._log(logging.DEBUG, event, fields)
 
-    def info(self, event: str, **fields: Any) -> None:
+    def info(self, event: str, /, **fields: Any) -> None:
         self._log(logging.INFO, event, fields)
 
-    def warning(self, event: str, **fields: Any) -> None:
+    def warning(self, event: str, /, **fields: Any) -> None:
         self._log(logging.WARNING, event, fields)
 
-    def error(self, event: str, **fields: Any) -> None:
+    def error(self, event: str, /, **fields: Any) -> None:
         self._log(logging.ERROR, event, fields)
 
     def is_enabled(self, level: int) -> bool:

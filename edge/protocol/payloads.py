@@ -1,25 +1,42 @@
 """Payload types of the MQTT wire contract; each class owns its topic, QoS and JSON Schema.
 
-Receiving code calls ``Cls.decode(raw_bytes)``: the bytes are parsed, validated against the
-class's schema, and turned into a typed object, or a ``PayloadError`` names what was wrong.
-Senders build the object and call ``encode()``. ``from`` is a Python keyword, so the
-field is ``sender`` in Python and ``from`` on the wire.
+Receiving code calls ``Cls.decode(raw_bytes)``: the bytes go through the strict wire codec
+(``edge.protocol.codec``), are validated against the class's schema, and turned into a typed
+object, or a ``PayloadError`` names what was wrong. Senders build the object and call
+``encode()``, which refuses (``CodecError``) what a strict peer would refuse.
+
+The wire dict is derived from the dataclass fields, in the schema's ``properties`` order: a
+field's wire name is its own unless ``wire("from")`` says otherwise (``from`` is a Python
+keyword); a ``None`` field is left out; ``nested=`` names a dataclass member type; ``rest=True``
+collects every member the class does not name (``Status`` extras).
 """
 
 from __future__ import annotations
 
-import json
+import dataclasses
 import time
 import uuid
 from dataclasses import dataclass, field
-from typing import Any, ClassVar, Literal
+from functools import lru_cache
+from typing import Any, ClassVar, Literal, NamedTuple
 
 from jsonschema import Draft202012Validator
+
+from edge.protocol import codec
+from edge.protocol.codec import CodecError, Limits
 
 _UUID = {"type": "string", "format": "uuid",
          "pattern": "^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$"}
 _TS = {"type": "number", "minimum": 0}
 _NAME = {"type": "string", "minLength": 1, "maxLength": 200}
+
+SMALL = Limits(max_bytes=256 * 1024)
+"""Actions, results, status, estop, messages, replies: a few hundred bytes each in practice."""
+LARGE = Limits(max_bytes=8 * 1024 * 1024)
+"""Perceptions: an image perception carries a base64 JPEG."""
+
+__all__ = ["ALL_PAYLOADS", "Action", "ActionError", "ActionResult", "CodecError", "CompanionMessage", "Estop",
+           "Payload", "PayloadError", "Perception", "Reply", "Status", "new_id", "now", "wire"]
 
 
 class PayloadError(ValueError):
@@ -39,19 +56,51 @@ def now() -> float:
     return time.time()
 
 
-def _describe(error) -> str:
+def wire(name: str | None = None, *, nested: type | None = None, rest: bool = False, **kwargs: Any) -> Any:
+    """A dataclass field with its wire mapping (see the module docstring)."""
+    return field(metadata={"wire": name, "nested": nested, "rest": rest}, **kwargs)
+
+
+def _describe(error: Any) -> str:
+    """One schema violation, quoting at most an excerpt of the offending value."""
     where = "/" + "/".join(str(p) for p in error.absolute_path)
-    return f"{where}: {error.message}"
+    message = error.message
+    quoted = repr(error.instance)
+    if len(quoted) > codec.EXCERPT_CHARS and quoted in message:
+        message = message.replace(quoted, codec.excerpt(error.instance))
+    return f"{where}: {message if len(message) <= 300 else message[:300] + '…'}"
+
+
+class _Member(NamedTuple):
+    attr: str
+    name: str
+    nested: type | None
+    rest: bool
+
+
+@lru_cache(maxsize=None)
+def _members(cls: type) -> tuple[_Member, ...]:
+    """The wire members of a payload class, in its schema's property order (rest first)."""
+    members = [_Member(f.name, f.metadata.get("wire") or f.name, f.metadata.get("nested"), bool(f.metadata.get("rest")))
+               for f in dataclasses.fields(cls)]
+    order = list(getattr(cls, "SCHEMA", {}).get("properties", {}))
+    return tuple(sorted(members, key=lambda m: (not m.rest, order.index(m.name) if m.name in order else len(order))))
+
+
+def _plain(value: Any) -> Any:
+    """A nested dataclass member as its dict."""
+    return {f.name: getattr(value, f.name) for f in dataclasses.fields(value)}
 
 
 @dataclass
 class Payload:
-    """Base of every wire payload. Subclasses set TOPIC, QOS, SCHEMA and the field mapping."""
+    """Base of every wire payload. Subclasses set TOPIC, QOS, SCHEMA and their fields."""
 
     TOPIC: ClassVar[str]
     QOS: ClassVar[int] = 1
     GLOBAL: ClassVar[bool] = False  # True: never namespaced (``messages`` crosses robots)
     RETAIN: ClassVar[bool] = False
+    LIMITS: ClassVar[Limits] = SMALL
     SCHEMA: ClassVar[dict[str, Any]]
     _validator: ClassVar[Draft202012Validator | None] = None
 
@@ -70,30 +119,49 @@ class Payload:
         return cls._validator  # type: ignore[return-value]
 
     def to_dict(self) -> dict[str, Any]:
-        raise NotImplementedError
+        """The wire dict, built from the fields (see the module docstring)."""
+        out: dict[str, Any] = {}
+        for m in _members(type(self)):
+            value = getattr(self, m.attr)
+            if m.rest:
+                out.update(value)
+            elif value is not None:
+                out[m.name] = _plain(value) if m.nested is not None else value
+        return out
 
     @classmethod
-    def from_dict(cls, data: dict[str, Any]) -> "Payload":
-        raise NotImplementedError
+    def from_dict(cls, data: dict[str, Any]) -> Any:
+        """The payload from a wire dict that passed ``check``; absent members take their defaults."""
+        members = _members(cls)
+        named = {m.name for m in members if not m.rest}
+        kwargs: dict[str, Any] = {}
+        for m in members:
+            if m.rest:
+                kwargs[m.attr] = {k: v for k, v in data.items() if k not in named}
+            elif m.name in data:
+                value = data[m.name]
+                if m.nested is not None and isinstance(value, dict):
+                    value = m.nested(**{f.name: value[f.name] for f in dataclasses.fields(m.nested) if f.name in value})
+                kwargs[m.attr] = value
+        return cls(**kwargs)
 
     def encode(self) -> bytes:
-        return json.dumps(self.to_dict(), ensure_ascii=False, separators=(",", ":")).encode("utf-8")
+        """The payload as UTF-8 JSON, or CodecError naming the member that cannot be sent."""
+        return codec.encode(self.to_dict(), self.LIMITS)
 
     @classmethod
     def check(cls, data: Any) -> None:
         """Raise PayloadError listing every schema violation of ``data``."""
-        errors = sorted(cls.validator().iter_errors(data), key=lambda e: list(e.absolute_path))
+        errors = sorted(cls.validator().iter_errors(data), key=lambda e: list(map(str, e.absolute_path)))
         if errors:
-            raise PayloadError(cls.TOPIC, "; ".join(_describe(e) for e in errors))
+            raise PayloadError(cls.TOPIC, "; ".join(_describe(e) for e in errors[:5]))
 
     @classmethod
-    def decode(cls, raw: bytes | str):
+    def decode(cls, raw: bytes | str) -> Any:
         try:
-            data = json.loads(raw)
-        except UnicodeDecodeError as exc:
-            raise PayloadError(cls.TOPIC, f"not UTF-8: {exc.reason} at byte {exc.start}") from None
-        except json.JSONDecodeError as exc:
-            raise PayloadError(cls.TOPIC, f"not JSON: {exc.msg} at line {exc.lineno} column {exc.colno}") from None
+            data = codec.decode(raw, cls.LIMITS)
+        except CodecError as exc:
+            raise PayloadError(cls.TOPIC, str(exc)) from None
         cls.check(data)
         return cls.from_dict(data)
 
@@ -106,6 +174,7 @@ class Perception(Payload):
     """Something the companion senses; ``title`` names a perception of its definition."""
 
     TOPIC: ClassVar[str] = "perceptions"
+    LIMITS: ClassVar[Limits] = LARGE
     SCHEMA: ClassVar[dict[str, Any]] = {
         "type": "object",
         "required": ["id", "from", "to", "title", "format", "body", "ts"],
@@ -125,24 +194,17 @@ class Perception(Payload):
     body: Any
     format: PerceptionFormat = "text"
     to: str = "all"
-    sender: str = "user"
+    sender: str = wire("from", default="user")
     id: str = field(default_factory=new_id)
     ts: float = field(default_factory=now)
 
-    def to_dict(self) -> dict[str, Any]:
-        return {"id": self.id, "from": self.sender, "to": self.to, "title": self.title,
-                "format": self.format, "body": self.body, "ts": self.ts}
 
-    @classmethod
-    def from_dict(cls, d: dict[str, Any]) -> "Perception":
-        return cls(title=d["title"], body=d["body"], format=d["format"], to=d["to"],
-                   sender=d["from"], id=d["id"], ts=d["ts"])
 
     def body_text(self) -> str:
         """The body as the model should read it: text as is, structured data as compact JSON."""
         if isinstance(self.body, str):
             return self.body
-        return json.dumps(self.body, ensure_ascii=False)
+        return codec.encode_text(self.body, self.LIMITS)
 
 
 @dataclass
@@ -158,16 +220,9 @@ class Action(Payload):
 
     name: str
     params: dict[str, Any]
-    sender: str
+    sender: str = wire("from")
     id: str = field(default_factory=new_id)
     ts: float = field(default_factory=now)
-
-    def to_dict(self) -> dict[str, Any]:
-        return {"id": self.id, "from": self.sender, "name": self.name, "params": self.params, "ts": self.ts}
-
-    @classmethod
-    def from_dict(cls, d: dict[str, Any]) -> "Action":
-        return cls(name=d["name"], params=d["params"], sender=d["from"], id=d["id"], ts=d["ts"])
 
 
 @dataclass
@@ -188,10 +243,9 @@ class ActionResult(Payload):
         "required": ["id", "from", "name", "ok", "started", "finished"],
         "properties": {
             "id": {"type": "string", "minLength": 1}, "from": _NAME, "name": {"type": "string"},
-            "ok": {"type": "boolean"},
+            "ok": {"type": "boolean"}, "started": _TS, "finished": _TS,
             "error": {"type": "object", "required": ["code", "message"],
                       "properties": {"code": {"type": "string"}, "message": {"type": "string"}}},
-            "started": _TS, "finished": _TS,
         },
         "if": {"properties": {"ok": {"const": False}}}, "then": {"required": ["error"]},
     }
@@ -199,23 +253,10 @@ class ActionResult(Payload):
     id: str
     name: str
     ok: bool
-    sender: str
+    sender: str = wire("from")
     started: float
     finished: float
-    error: ActionError | None = None
-
-    def to_dict(self) -> dict[str, Any]:
-        out: dict[str, Any] = {"id": self.id, "from": self.sender, "name": self.name, "ok": self.ok,
-                               "started": self.started, "finished": self.finished}
-        if self.error is not None:
-            out["error"] = {"code": self.error.code, "message": self.error.message}
-        return out
-
-    @classmethod
-    def from_dict(cls, d: dict[str, Any]) -> "ActionResult":
-        err = d.get("error")
-        return cls(id=d["id"], name=d["name"], ok=d["ok"], sender=d["from"], started=d["started"],
-                   finished=d["finished"], error=ActionError(err["code"], err["message"]) if err else None)
+    error: ActionError | None = wire(nested=ActionError, default=None)
 
 
 @dataclass
@@ -230,16 +271,9 @@ class CompanionMessage(Payload):
         "properties": {"from": _NAME, "to": _NAME, "message": {"type": "string"}},
     }
 
-    sender: str
+    sender: str = wire("from")
     to: str
     message: str
-
-    def to_dict(self) -> dict[str, Any]:
-        return {"from": self.sender, "to": self.to, "message": self.message}
-
-    @classmethod
-    def from_dict(cls, d: dict[str, Any]) -> "CompanionMessage":
-        return cls(sender=d["from"], to=d["to"], message=d["message"])
 
 
 @dataclass
@@ -258,7 +292,7 @@ class Status(Payload):
     kind: str
     state: Literal["online", "offline"]
     ts: float = field(default_factory=now)
-    extra: dict[str, Any] = field(default_factory=dict)
+    extra: dict[str, Any] = wire(rest=True, default_factory=dict)
 
     def topic(self, namespace: str | None = None) -> str:
         base = f"{self.TOPIC}/{self.node}"
@@ -268,14 +302,6 @@ class Status(Payload):
     def topic_pattern(cls, namespace: str | None = None) -> str:
         base = f"{cls.TOPIC}/+"
         return f"{namespace}/{base}" if namespace else base
-
-    def to_dict(self) -> dict[str, Any]:
-        return {**self.extra, "node": self.node, "kind": self.kind, "state": self.state, "ts": self.ts}
-
-    @classmethod
-    def from_dict(cls, d: dict[str, Any]) -> "Status":
-        extra = {k: v for k, v in d.items() if k not in ("node", "kind", "state", "ts")}
-        return cls(node=d["node"], kind=d["kind"], state=d["state"], ts=d["ts"], extra=extra)
 
 
 @dataclass
@@ -290,16 +316,9 @@ class Estop(Payload):
         "properties": {"from": _NAME, "engaged": {"type": "boolean"}, "ts": _TS},
     }
 
-    sender: str
+    sender: str = wire("from")
     engaged: bool
     ts: float = field(default_factory=now)
-
-    def to_dict(self) -> dict[str, Any]:
-        return {"from": self.sender, "engaged": self.engaged, "ts": self.ts}
-
-    @classmethod
-    def from_dict(cls, d: dict[str, Any]) -> "Estop":
-        return cls(sender=d["from"], engaged=d["engaged"], ts=d["ts"])
 
 
 @dataclass
@@ -315,22 +334,13 @@ class Reply(Payload):
                        "text": {"type": "string"}, "ok": {"type": "boolean"}, "ts": _TS},
     }
 
-    sender: str
+    sender: str = wire("from")
     to: str
     in_reply_to: str
     text: str
     ok: bool = True
     id: str = field(default_factory=new_id)
     ts: float = field(default_factory=now)
-
-    def to_dict(self) -> dict[str, Any]:
-        return {"id": self.id, "from": self.sender, "to": self.to, "in_reply_to": self.in_reply_to,
-                "text": self.text, "ok": self.ok, "ts": self.ts}
-
-    @classmethod
-    def from_dict(cls, d: dict[str, Any]) -> "Reply":
-        return cls(sender=d["from"], to=d["to"], in_reply_to=d["in_reply_to"], text=d["text"],
-                   ok=d.get("ok", True), id=d["id"], ts=d["ts"])
 
 
 ALL_PAYLOADS: tuple[type[Payload], ...] = (Perception, Action, ActionResult, CompanionMessage, Status, Estop, Reply)
