@@ -266,3 +266,45 @@ def test_sigterm_stops_the_server_cleanly(tmp_path):
         if proc.poll() is None:
             proc.kill()
             proc.wait()
+
+
+def test_no_file_in_the_folder_can_stop_start_or_reload(tmp_path):
+    """Hostile or unlucky files are each one entry of /metadata/errors; the rest is served."""
+    shutil.copy(PIP, tmp_path / "pip.json")
+    deep = "[" * 100_000 + "]" * 100_000
+    (tmp_path / os.fsdecode(b"caf\xe9.json")).write_text("{")                   # a name that is not UTF-8
+    (tmp_path / "deep.json").write_text(deep)                                     # RecursionError in json
+    (tmp_path / "deep-meta.json").write_text('{"metadata": {"id": %s}}' % ("[" * 200 + "]" * 200))
+    with open(tmp_path / "huge.json", "wb") as f:                                 # sparse: no disk used
+        f.truncate(64 << 20)
+    os.symlink(tmp_path / "loop.json", tmp_path / "loop.json")                   # a symlink loop
+    os.mkfifo(tmp_path / "fifo.json")                                             # would block a reader
+    (tmp_path / "folder.json").mkdir()
+    surrogate = _companion("\\ud800", "1d1e2f3a-4b5c-4d6e-8f70-8192a3b4c5d6")
+    (tmp_path / "surrogate.json").write_text(json.dumps(surrogate).replace("\\\\ud800", "\\ud800"))
+    long_value = _companion("Long", "2d1e2f3a-4b5c-4d6e-8f70-8192a3b4c5d6")
+    long_value["metadata"]["version"] = "v" * 900_000
+    (tmp_path / "long.json").write_text(json.dumps(long_value))
+    expected = {"deep.json": "nested too deeply", "deep-meta.json": "", "huge.json": "over the",
+                "loop.json": "symlink loop", "fifo.json": "not a regular file", "folder.json": "not a file",
+                "surrogate.json": "lone surrogate", "long.json": "", "caf\\xe9.json": "not valid JSON"}
+    if os.geteuid() != 0:  # root reads anything
+        (tmp_path / "locked.json").write_text("{}")
+        (tmp_path / "locked.json").chmod(0)
+        expected["locked.json"] = "Permission denied"
+    with running([tmp_path], min_interval=0) as url, httpx.Client(base_url=url, timeout=10) as client:
+        assert _ids(client) == [load_companion(PIP).id]
+        response = client.get("/metadata/errors")
+        assert response.status_code == 200
+        reports = {Path(r["file"]).name: r["problems"] for r in response.json()}
+        assert set(reports) == set(expected)
+        for name, words in expected.items():
+            assert words in reports[name][0]["message"], (name, reports[name])
+            assert all(len(p["message"]) <= 400 for p in reports[name]), name
+        assert len(response.content) < 20_000
+        # reload: a new bad file and a changed good one are both followed, nothing stops serving
+        (tmp_path / "deeper.json").write_text("{" * 50_000)
+        _write(tmp_path / "ada.json", _companion("Ada", "7d1e2f3a-4b5c-4d6e-8f70-8192a3b4c5d6"))
+        assert _ids(client) == ["7d1e2f3a-4b5c-4d6e-8f70-8192a3b4c5d6", load_companion(PIP).id]
+        assert "deeper.json" in {Path(r["file"]).name for r in client.get("/metadata/errors").json()}
+        assert client.get("/healthz").json()["errors"] == len(expected) + 1

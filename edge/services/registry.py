@@ -5,6 +5,11 @@ find its definition. We add ``GET /companions/{id}`` (the whole definition file,
 on another machine needs no copy of it), ``GET /metadata/errors`` (why a file is not served)
 and ``GET /healthz``. Files are re-read when they change; see ``edge/services/catalog.py``.
 
+Access (``access.py``): Host and Origin are checked as on every service. The metadata is
+read-only and the seed's Companion servers fetch it without credentials, so a token is
+required off loopback only when one is configured (``COMPANION_REGISTRY_TOKEN``, or
+``token=``); see docs/registry.md.
+
 The seed starts the Registry before the broker, so MQTT is optional here: with a broker
 address the registry publishes a retained ``status/registry`` (with its URL) once a broker
 answers, and serves HTTP from the first moment either way.
@@ -29,8 +34,11 @@ from edge.bus import Bus, BusError
 from edge.log import get_logger
 from edge.paths import COMPANIONS_DIR
 from edge.protocol.companion import format_problem
-from edge.services.catalog import Catalog, normalize_id
+from edge.services.access import AccessPolicy
+from edge.services.catalog import Catalog, normalize_id, shown
+from edge.services.connection_limits import ConnectionLimits
 from edge.services.http_server import HttpServer, serve_forever
+from edge.services.wire import excerpt
 
 log = get_logger(__name__)
 
@@ -41,6 +49,17 @@ ENDPOINTS = "GET /metadata, GET /metadata/errors, GET /companions/{id}, GET /hea
 
 def _error(status: int, message: str, headers: dict[str, str] | None = None) -> JSONResponse:
     return JSONResponse({"error": message}, status_code=status, headers=headers)
+
+
+def _guard_error(status: int, message: str, reason: str) -> dict[str, str]:
+    """The access guard's refusals in the registry's error shape, plus the check that failed."""
+    return {"error": message, "reason": reason}
+
+
+def registry_policy(token: str | None = None) -> AccessPolicy:
+    """Host/Origin checks always; the token (argument or COMPANION_REGISTRY_TOKEN) only when set."""
+    token = token or os.environ.get("COMPANION_REGISTRY_TOKEN") or None
+    return AccessPolicy.build("registry", token, token_required_off_loopback=token is not None)
 
 
 def create_app(catalog: Catalog) -> Starlette:
@@ -57,7 +76,7 @@ def create_app(catalog: Catalog) -> Starlette:
         wanted = request.path_params["companion_id"]
         ident = normalize_id(wanted)
         if ident is None:
-            return _error(404, f"no companion with id {wanted!r}: companion ids are UUIDs")
+            return _error(404, f"no companion with id {excerpt(wanted)}: companion ids are UUIDs")
         snapshot = catalog.snapshot()
         found = snapshot.companions.get(ident)
         if found is not None:
@@ -76,15 +95,18 @@ def create_app(catalog: Catalog) -> Starlette:
         assert isinstance(exc, HTTPException)
         if exc.status_code == 405:
             allowed = (exc.headers or {}).get("Allow", "GET, HEAD")
-            return _error(405, f"method {request.method} is not allowed on {request.url.path} (allowed: {allowed})",
+            return _error(405, f"method {excerpt(request.method, 20, raw=True)} is not allowed on "
+                               f"{excerpt(request.url.path, raw=True)} (allowed: {allowed})",
                           headers=exc.headers)
         if exc.status_code == 404:
-            return _error(404, f"no endpoint {request.url.path} (endpoints: {ENDPOINTS})")
-        return _error(exc.status_code, exc.detail, headers=exc.headers)
+            return _error(404, f"no endpoint {excerpt(request.url.path, raw=True)} (endpoints: {ENDPOINTS})")
+        return _error(exc.status_code, str(exc.detail), headers=exc.headers)
 
     async def server_error(request: Request, exc: Exception) -> JSONResponse:
-        log.error("registry.request_failed", path=request.url.path, error=repr(exc))
-        return _error(500, f"internal error while answering {request.url.path}: {exc!r}")
+        log.error("registry.request_failed", path=excerpt(request.url.path, raw=True),
+                  error=excerpt(repr(exc), 200, raw=True))
+        return _error(500, f"internal error while answering {excerpt(request.url.path, raw=True)}: "
+                           f"{type(exc).__name__} (logged; the registry goes on serving)")
 
     routes = [
         Route("/metadata", metadata, methods=["GET"]),
@@ -158,12 +180,14 @@ class StatusAnnouncer:
 def serve(sources: Iterable[str | os.PathLike] | None = None, host: str = DEFAULT_HOST, port: int = DEFAULT_PORT, *,
           broker: BrokerAddress | str | None = None, namespace: str | None = None,
           ready: threading.Event | None = None, stop: threading.Event | None = None,
-          on_ready: Callable[[str], None] | None = None, min_interval: float = 0.5) -> int:
+          on_ready: Callable[[str], None] | None = None, min_interval: float = 0.5,
+          token: str | None = None, limits: ConnectionLimits | None = None) -> int:
     """``companion run registry``: serve until SIGINT/SIGTERM or ``stop``; returns the exit code.
 
     ``sources``: companion folders and/or files (default: the shipped ``companions/``).
     ``broker``: publish ``status/registry`` there once it answers; None: no MQTT at all.
     ``on_ready`` gets the base URL (useful with port 0); ``min_interval``: seconds between disk checks.
+    ``token``: required from clients off loopback (default: COMPANION_REGISTRY_TOKEN; none: open).
     Raises FileNotFoundError for a missing source and OSError when the port is taken.
     """
     catalog = Catalog(check_sources(sources or [COMPANIONS_DIR]), min_interval=min_interval)
@@ -172,7 +196,7 @@ def serve(sources: Iterable[str | os.PathLike] | None = None, host: str = DEFAUL
 
     def started(server: HttpServer) -> None:
         print(f"registry: serving {len(snapshot.companions)} companions ({len(snapshot.errors)} invalid files) "
-              f"from {', '.join(map(str, catalog.sources))} at {server.url}/metadata", file=sys.stderr, flush=True)
+              f"from {', '.join(map(shown, catalog.sources))} at {server.url}/metadata", file=sys.stderr, flush=True)
         for report in snapshot.errors:
             for problem in report.problems:
                 print(f"registry: {format_problem(problem, report.file)}", file=sys.stderr)
@@ -182,7 +206,8 @@ def serve(sources: Iterable[str | os.PathLike] | None = None, host: str = DEFAUL
             on_ready(server.url)
 
     try:
-        serve_forever(create_app(catalog), host, port, stop, name="registry", ready=ready, on_ready=started)
+        serve_forever(create_app(catalog), host, port, stop, name="registry", ready=ready, on_ready=started,
+                      policy=registry_policy(token), limits=limits, error_body=_guard_error)
     finally:
         for a in announcer:
             a.close()

@@ -78,17 +78,20 @@ def decode_json(data: bytes | str) -> Any:
         raise WireError(f"body is nested too deeply (at most {MAX_DEPTH} levels)") from None
     except ValueError as exc:  # an int the parser itself refuses
         raise WireError(f"body is not acceptable JSON ({clip(str(exc), 80)})") from None
-    _check(document)
+    check_document(document)
     return document
 
 
-def _check(document: Any) -> None:
-    """Depth, refused numbers and lone surrogates (keys too), without recursion."""
+def check_document(document: Any) -> None:
+    """WireError if a decoded document (from any parser) breaks our rules: too deep, a refused
+    number, or a lone surrogate in a string or key. Iterative, so depth itself cannot crash it."""
     stack: list[tuple[Any, str, int]] = [(document, "", 0)]
     while stack:
         value, pointer, depth = stack.pop()
         if isinstance(value, _Refused):
             raise WireError(value.why, pointer or "/")
+        if isinstance(value, float) and not math.isfinite(value):
+            raise WireError(f"{value} is not a JSON number", pointer or "/")
         if isinstance(value, str):
             _text(value, pointer)
         elif isinstance(value, (dict, list)):
