@@ -26,7 +26,7 @@ import httpx
 
 from edge.log import get_logger
 from edge.providers.base import ContentSegment, ProviderContext, ProviderError, ProviderResponse, Tool
-from edge.providers.errors import code_for_status
+from edge.providers.errors import code_for_status, prefer_status
 from edge.providers.events import (Metadata, PartialContentDelta, PartialToolCall, StreamEnd, StreamEvent,
                                    ThinkingDelta, ToolCallEnded, ToolCallStarted, finish_tool_call)
 from edge.providers.http import DEFAULT_TIMEOUT_S, HttpApi, parse_chunk
@@ -52,12 +52,15 @@ _FINISH = {"end_turn": "end_turn", "max_tokens": "max_tokens", "stop_sequence": 
 
 
 def error_code(error_type: str | None, message: str, status: int | None) -> str:
-    """An Anthropic error type (and its message) -> a standard code.
+    """An Anthropic error type (and its message and HTTP status) -> a standard code."""
+    return prefer_status(_type_code(error_type, message, status), status, message)
 
-    The type decides where it is known (the generic ``api_error`` defers to a 5xx status); two
-    messages refine it: an empty credit balance is reported as ``invalid_request_error``
-    (HTTP 400) but is a quota that waiting will not fix, and a prompt over the context window
-    is a request that is too large.
+
+def _type_code(error_type: str | None, message: str, status: int | None) -> str:
+    """The code the error type names. The generic types (``invalid_request_error``, ``api_error``)
+    yield to a specific HTTP status in ``prefer_status``; two messages refine them: an empty
+    credit balance is reported as ``invalid_request_error`` (HTTP 400) but is a quota that
+    waiting will not fix, and a prompt over the context window is a request that is too large.
     """
     if error_type == "invalid_request_error":
         if "credit balance" in message.lower():
@@ -65,8 +68,6 @@ def error_code(error_type: str | None, message: str, status: int | None) -> str:
         return code_for_status(400, message)
     if error_type == "rate_limit_error":
         return code_for_status(429, message)   # E2001, or E2002 when the message is about quota
-    if error_type == "api_error" and status and status >= 500:
-        return code_for_status(status, message)  # the generic type: a 503 / 504 status says more
     if error_type in _ERROR_TYPES:
         return _ERROR_TYPES[error_type]
     return code_for_status(status, message) if status else "E9999"

@@ -66,6 +66,20 @@ def code_for_status(status: int, message: str = "") -> str:
     return "E9999"
 
 
+# What an API's body type says when it says nothing specific: the HTTP status may say more.
+_GENERIC_CODES = frozenset({"E1001", "E3001", "E9999"})
+
+
+def prefer_status(body_code: str, status: int | None, message: str = "") -> str:
+    """The code an API's error type gave, unless that type is a generic one and the HTTP status
+    is specific: a 401 whose body says ``invalid_request_error`` (or ``api_error``) is still an
+    authentication failure, and a 404 a missing model. A specific body code always stands."""
+    if status is None or body_code not in _GENERIC_CODES:
+        return body_code
+    by_status = code_for_status(status, message)
+    return body_code if by_status in _GENERIC_CODES else by_status
+
+
 def parse_retry_after(headers: Mapping[str, str], now: float | None = None) -> float | None:
     """Seconds to wait from ``Retry-After`` (delta seconds or an HTTP date) or the
     ``retry-after-ms`` header some APIs send; None when absent or unreadable."""

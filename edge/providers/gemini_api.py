@@ -35,7 +35,7 @@ import httpx
 
 from edge.providers.base import ContentSegment, ProviderContext, ProviderError, ProviderResponse, Tool
 from edge.providers.decision import decision_prompt, decision_schema, parse_decision
-from edge.providers.errors import code_for_status
+from edge.providers.errors import code_for_status, prefer_status
 from edge.providers.events import (Metadata, PartialContentDelta, PartialToolCall, StreamEnd, StreamEvent,
                                    ThinkingDelta, ToolCallEnded, ToolCallStarted, collect, replay)
 from edge.providers.gemini_schema import function_parameters, gemini_schema
@@ -85,8 +85,8 @@ def error_code(error: dict[str, Any], http_status: int | None = None) -> str:
     if status == "INVALID_ARGUMENT" and (code_for_status(400, message) == "E1005"
                                          or any(h in message.lower() for h in _TOO_LARGE_HINTS)):
         return "E1005"
-    if status in _STATUS_CODES:
-        return _STATUS_CODES[status]
+    if status in _STATUS_CODES:   # INVALID_ARGUMENT or UNKNOWN on a 401 is still authentication
+        return prefer_status(_STATUS_CODES[status], http_status, message)
     if http_status:
         return code_for_status(http_status, message)
     return "E9999"

@@ -1,7 +1,8 @@
 """Retry with exponential backoff, and fallback chains (the AI-Protocol's default policy).
 
 ``Retrying`` wraps one provider: a retryable failure is tried again after 1 s, 2 s, 4 s ...
-(capped at 30 s, with jitter), at most 3 times, honouring a server's ``Retry-After``. An error
+(capped at 30 s, with jitter), at most 3 times, honouring a server's ``Retry-After``. What is
+retried is the spec's standard list (rate limit, overload, server error, timeout); an error
 its provider marked not retryable (a refused connection: nothing listens) is not retried.
 ``FallbackChain`` tries its providers in order and moves on only when a failure is
 fallbackable; anything else (a bad request, a cancel) is the caller's to see at once. A
@@ -15,14 +16,35 @@ import random
 import threading
 import time
 from dataclasses import dataclass, field
-from typing import Callable, Iterator
+from typing import Callable, Iterable, Iterator
 
 from edge.log import get_logger
 from edge.providers.base import Provider, ProviderContext, ProviderError, ProviderResponse, warm
 from edge.providers.breaker import BreakerPolicy, CircuitBreaker
+from edge.providers.errors import CODE_BY_NAME, STANDARD_ERRORS
 from edge.providers.events import StreamEvent, replay
 
 log = get_logger(__name__)
+
+# The spec's standard retry policy lists the errors it retries by name. E4001 (conflict) is
+# marked retryable in the spec's error table, so a policy may retry it, but the standard policy
+# does not list it, so by default it is not retried: pass "conflict" to retry it too.
+SPEC_RETRYABLE_ERRORS = ("rate_limited", "overloaded", "server_error", "timeout")
+
+
+def retryable_code_set(entries: Iterable[str]) -> frozenset[str]:
+    """Error codes from codes (``E3002``) or the spec's names (``overloaded``); only the codes the
+    spec's error table marks retryable can be listed (retrying a bad request changes nothing)."""
+    codes = set()
+    for entry in entries:
+        code = CODE_BY_NAME.get(entry, entry)
+        if code not in STANDARD_ERRORS:
+            raise ValueError(f"retry policy: unknown error {entry!r} (a code E1001..E9999 or a name such as "
+                             f"{', '.join(SPEC_RETRYABLE_ERRORS)})")
+        if not STANDARD_ERRORS[code].retryable:
+            raise ValueError(f"retry policy: {entry!r} ({STANDARD_ERRORS[code].name}) is not a retryable error")
+        codes.add(code)
+    return frozenset(codes)
 
 
 @dataclass
@@ -33,7 +55,10 @@ class RetryPolicy:
     max_delay_s: float = 30.0
     jitter: float = 0.1              # +- this fraction of each delay
     max_retry_after_s: float = 60.0  # a longer Retry-After is not waited out: fall back instead
-    retryable_codes: frozenset[str] = field(default_factory=lambda: frozenset({"E2001", "E3001", "E3002", "E3003"}))
+    retryable_codes: frozenset[str] = field(default_factory=lambda: retryable_code_set(SPEC_RETRYABLE_ERRORS))
+
+    def __post_init__(self) -> None:
+        self.retryable_codes = retryable_code_set(self.retryable_codes)
 
     def should_retry(self, error: ProviderError, attempt: int) -> bool:
         if attempt >= self.max_retries or not error.retryable or error.code not in self.retryable_codes:
