@@ -10,6 +10,7 @@ file that is missing or wrong.
 
 from __future__ import annotations
 
+import csv
 import io
 import os
 import re
@@ -76,11 +77,23 @@ def _looks_like_path(ref: str) -> bool:
     return ref.startswith(("~", ".")) or "/" in ref or os.sep in ref
 
 
-def _packaged_models(dist: metadata.Distribution, engine: str) -> list[tuple[Any, int]]:
+def _recorded_files(dist: metadata.Distribution) -> list[str]:
+    """Every file the installer recorded for ``dist``, whether or not it is still on disk.
+
+    Read from RECORD itself: since Python 3.12 ``Distribution.files`` leaves out the files that
+    are gone, so a package whose model folder was deleted would look as if it never had one.
+    """
+    record = dist.read_text("RECORD")
+    if record is None:  # not a pip-installed wheel (an egg, a bare dist-info): the library's list
+        return [str(f) for f in dist.files or ()]
+    return [row[0] for row in csv.reader(record.splitlines()) if row and row[0]]
+
+
+def _packaged_models(dist: metadata.Distribution, engine: str) -> list[tuple[str, int]]:
     """The files in ``dist`` that mark ``engine``'s model, each with how far up its model folder is."""
     marks = []
-    for f in dist.files or ():
-        inside = Path(str(f))
+    for f in _recorded_files(dist):
+        inside = Path(f)
         if engine == "whisper" and (inside.name == "model.bin" or _PART.match(inside.name)):
             marks.append((f, 0))
         elif engine == "vosk" and inside.name == "final.mdl":
