@@ -15,12 +15,18 @@ wrong), then an ``Action`` goes out on the bus from the companion's id, and the 
 the ``ActionResult`` carrying the same id, which whatever body node is running publishes.
 That keeps one executor (``body_drivers/node.py``) for the LLM brain and for MCP alike, with
 estop, duplicate suppression and one-action-at-a-time behaviour in one place.
+
+In front of the SDK: the access guard (Host and Origin checks for every bind address, the
+token off loopback; ``edge/services/access.py``), the connection limits every server of ours
+has, and the strict JSON check (``edge/services/json_body.py``), so ``NaN`` or ``1e400`` never
+becomes a tool argument. Error texts quote at most a short excerpt of a bad value.
 """
 
 from __future__ import annotations
 
 import asyncio
 import json
+import os
 import threading
 from pathlib import Path
 from typing import Any
@@ -28,16 +34,22 @@ from typing import Any
 import mcp_types as types
 from mcp.server.lowlevel import Server
 from mcp.server.context import ServerRequestContext
+from mcp.server.transport_security import TransportSecuritySettings
 from mcp.shared.exceptions import MCPError
-from starlette.applications import Starlette
 
 from edge.broker import BrokerAddress
 from edge.bus import Bus
 from edge.config import DEFAULT_COMPANION
 from edge.log import get_logger
+from edge.protocol import codec
+from edge.protocol.codec import CodecError
 from edge.protocol.companion import ActionSpec, Companion, Problem, load_companion, validate_params
 from edge.protocol.payloads import Action, ActionResult
+from edge.services.access import ASGIApp, AccessPolicy
+from edge.services.connection_limits import ConnectionLimits
 from edge.services.http_server import HttpServer, serve_forever
+from edge.services.json_body import StrictJsonBody
+from edge.services.wire import clip, excerpt
 
 log = get_logger(__name__)
 
@@ -108,8 +120,9 @@ def _settle(future: asyncio.Future[ActionResult], result: ActionResult) -> None:
 
 
 def _problems_text(problems: list[Problem], prefix: str = "") -> str:
-    """``/field: message; ...`` with pointers into the arguments (``prefix`` for action-play's)."""
-    return "; ".join(f"{prefix + p.pointer or '/'}: {p.message}" for p in problems)
+    """``/field: message; ...`` with pointers into the arguments (``prefix`` for action-play's), bounded."""
+    text = "; ".join(f"{clip(prefix + p.pointer, 80) or '/'}: {clip(p.message, 160)}" for p in problems[:5])
+    return clip(text + (f"; and {len(problems) - 5} more" if len(problems) > 5 else ""), 600)
 
 
 def _outcome(name: str, ok: bool, code: str = "", message: str = "",
@@ -203,34 +216,40 @@ class BodyMcpServer:
     async def _read_resource(self, ctx: ServerRequestContext[Any],
                              params: types.ReadResourceRequestParams) -> types.ReadResourceResult:
         if str(params.uri) != SPEC_URI:
-            raise MCPError(types.INVALID_PARAMS, f"unknown resource {params.uri!s} (this server has {SPEC_URI})",
-                           data={"uri": str(params.uri)})
+            raise MCPError(types.INVALID_PARAMS, f"unknown resource {excerpt(str(params.uri))} (this server has "
+                           f"{SPEC_URI})", data={"uri": excerpt(str(params.uri), raw=True)})
         return types.ReadResourceResult(contents=[
             types.TextResourceContents(uri=SPEC_URI, mime_type="application/json", text=self.spec_json())])
 
     async def _call_tool(self, ctx: ServerRequestContext[Any],
                          params: types.CallToolRequestParams) -> types.CallToolResult:
         arguments: dict[str, Any] = dict(params.arguments or {})
+        try:  # the SDK's parser lets NaN and Infinity through; the wire codec's rules apply here too
+            codec.check(arguments, Action.LIMITS)
+        except CodecError as exc:
+            name = codec.scrub(codec.clip(params.name, 60))
+            return _outcome(name, False, "invalid_params", f"{name}: {exc}")
         if params.name == PLAY_TOOL:
             wanted = arguments.get("actionName")
             if isinstance(wanted, str) and self.companion.action(wanted) is None:
                 known = ", ".join(a.title for a in self.companion.actions) or "(none)"
-                return _outcome(wanted, False, "unknown_action",
-                                f"{PLAY_TOOL}: /actionName: unknown action {wanted!r} (known actions: {known})")
+                return _outcome(excerpt(wanted, 40, raw=True), False, "unknown_action",
+                                f"{PLAY_TOOL}: /actionName: unknown action {excerpt(wanted)} (known actions: {known})")
             problems = validate_params(self.play, arguments)
             if problems:
                 return _outcome(PLAY_TOOL, False, "invalid_params", f"{PLAY_TOOL}: {_problems_text(problems)}")
             return await self.play_action(arguments["actionName"], arguments.get("parameters", {}), "/parameters")
         if self.companion.action(params.name) is None:
             known = ", ".join(t.name for t in self.tools())
-            return _outcome(params.name, False, "unknown_tool", f"unknown tool {params.name!r} (tools: {known})")
+            return _outcome(excerpt(params.name, 40, raw=True), False, "unknown_tool",
+                            f"unknown tool {excerpt(params.name)} (tools: {known})")
         return await self.play_action(params.name, arguments)
 
     async def play_action(self, name: str, parameters: dict[str, Any], where: str = "") -> types.CallToolResult:
         """Check, publish and await one action; every outcome is a tool result, never an exception."""
         spec = self.companion.action(name)
         if spec is None:  # unreachable through the schemas above; kept for direct callers
-            return _outcome(name, False, "unknown_action", f"unknown action {name!r}")
+            return _outcome(excerpt(name, 40, raw=True), False, "unknown_action", f"unknown action {excerpt(name)}")
         problems = validate_params(spec, parameters)
         if problems:
             log.info("mcp.rejected", action=name, reason=_problems_text(problems, where))
@@ -250,21 +269,29 @@ class BodyMcpServer:
 
     # -- HTTP -----------------------------------------------------------------------------
 
-    def asgi_app(self, host: str = "127.0.0.1") -> Starlette:
-        """Streamable HTTP at ``/mcp`` with sessions; one app per server run (the SDK's rule).
+    def asgi_app(self, host: str = "127.0.0.1") -> ASGIApp:
+        """Streamable HTTP at ``/mcp`` with sessions, behind the strict JSON check; one app per
+        server run (the SDK's rule). The SDK's own DNS-rebinding check is off: ours
+        (``mcp_policy``) applies to every bind address, and answers in JSON."""
+        app = self.server.streamable_http_app(
+            streamable_http_path=MCP_PATH, host=host, max_request_body_size=MAX_BODY_BYTES,
+            transport_security=TransportSecuritySettings(enable_dns_rebinding_protection=False))
+        return StrictJsonBody(app, MAX_BODY_BYTES, (MCP_PATH,))
 
-        ``host`` decides the SDK's DNS-rebinding guard: on for loopback, off when the server
-        is bound to an address other machines use (the Companion server usually runs elsewhere).
-        """
-        return self.server.streamable_http_app(streamable_http_path=MCP_PATH, host=host,
-                                               max_request_body_size=MAX_BODY_BYTES)
+
+def mcp_policy(token: str | None = None, token_on_loopback: bool | None = None) -> AccessPolicy:
+    """Host/Origin checks; the token (argument or COMPANION_MCP_TOKEN) is required off loopback."""
+    token = token or os.environ.get("COMPANION_MCP_TOKEN") or None
+    return AccessPolicy.build("mcp", token, token_on_loopback=token_on_loopback)
 
 
 def start(companion: Companion, bus: Bus, host: str = "127.0.0.1", port: int = 0,
-          result_timeout_s: float = 60.0) -> tuple[BodyMcpServer, HttpServer]:
+          result_timeout_s: float = 60.0, *, policy: AccessPolicy | None = None,
+          limits: ConnectionLimits | None = None) -> tuple[BodyMcpServer, HttpServer]:
     """Serve on a background thread (tests, ``companion up``); the endpoint is ``http.url + MCP_PATH``."""
     body = BodyMcpServer(companion, bus, result_timeout_s)
-    http = HttpServer(body.asgi_app(host), host, port, name="mcp").start()
+    http = HttpServer(body.asgi_app(host), host, port, name="mcp", policy=policy or mcp_policy(),
+                      limits=limits).start()
     bus.set_status("online", companion=companion.id, mcp=http.url + MCP_PATH)
     return body, http
 
@@ -272,8 +299,12 @@ def start(companion: Companion, bus: Bus, host: str = "127.0.0.1", port: int = 0
 def serve(companion: str | Path = DEFAULT_COMPANION, broker: BrokerAddress | str = BrokerAddress(), *,
           namespace: str | None = None, host: str = "127.0.0.1", port: int = DEFAULT_PORT,
           result_timeout_s: float = 60.0, ready: threading.Event | None = None,
-          stop: threading.Event | None = None, broker_timeout_s: float = 60.0, node_id: str | None = None) -> None:
+          stop: threading.Event | None = None, broker_timeout_s: float = 60.0, node_id: str | None = None,
+          token: str | None = None) -> None:
     """``companion run mcp``: serve until SIGINT/SIGTERM or ``stop``; ``node_id`` defaults to mcp-<companion id>.
+
+    ``token`` (default: COMPANION_MCP_TOKEN) is required from clients off loopback; without
+    one the server answers only clients on this machine.
 
     Raises CompanionError (bad file), BusError (no broker within ``broker_timeout_s``) or
     OSError (the port is taken) before serving; the CLI prints them.
@@ -291,6 +322,7 @@ def serve(companion: str | Path = DEFAULT_COMPANION, broker: BrokerAddress | str
             print(f"companion mcp: {loaded.name}'s body at {url} (actions on {Action.topic_pattern(namespace)}, "
                   f"broker {address})", flush=True)
 
-        serve_forever(body.asgi_app(host), host, port, stop, name="mcp", ready=ready, on_ready=announce)
+        serve_forever(body.asgi_app(host), host, port, stop, name="mcp", ready=ready, on_ready=announce,
+                      policy=mcp_policy(token))
     finally:
         bus.close()

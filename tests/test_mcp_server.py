@@ -14,6 +14,7 @@ import httpx
 import pytest
 from mcp.client.session import ClientSession
 from mcp.client.streamable_http import streamable_http_client
+from mcp.shared._httpx_utils import create_mcp_http_client
 from mcp.shared.exceptions import MCPError
 
 from body_drivers.mcp_server import MCP_PATH, PLAY_TOOL, SPEC_URI, serve, start
@@ -76,8 +77,9 @@ def actions_seen(broker):
 
 
 @asynccontextmanager
-async def _session(url: str) -> AsyncIterator[ClientSession]:
-    async with streamable_http_client(url) as (read, write):
+async def _session(url: str, headers: dict[str, str] | None = None) -> AsyncIterator[ClientSession]:
+    client = create_mcp_http_client(headers=headers) if headers else None
+    async with streamable_http_client(url, http_client=client) as (read, write):
         async with ClientSession(read, write) as session:
             await session.initialize()
             yield session
@@ -295,7 +297,7 @@ def test_sessions_have_ids_and_bad_http_is_answered_not_crashed(url):
         not_rpc = client.post(url, json={"hello": 1}, headers={**HEADERS, "mcp-session-id": session_id})
         assert not_rpc.status_code == 400 and "jsonrpc" in not_rpc.json()["error"]["message"]
         foreign = client.post(url, json=INIT, headers={**HEADERS, "host": "evil.example"})
-        assert foreign.status_code == 421
+        assert foreign.status_code == 403 and foreign.json()["error"]["reason"] == "host"
         # ...and the server still serves the session it opened.
         ok = client.post(url, json={"jsonrpc": "2.0", "method": "notifications/initialized"},
                          headers={**HEADERS, "mcp-session-id": session_id})
@@ -328,3 +330,102 @@ def test_serve_runs_until_stopped(broker, tmp_path, capsys):
     stop.set()
     thread.join(10)
     assert not thread.is_alive() and not errors
+
+
+# -- hardening: access, strict JSON, bounded errors ------------------------------------------
+
+
+def _lan_address() -> str | None:
+    """This machine's address on a non-loopback interface, if it has one."""
+    import socket
+    probe = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    try:
+        probe.connect(("203.0.113.1", 9))  # no packet is sent: this only picks the outgoing interface
+        address = probe.getsockname()[0]
+    except OSError:
+        return None
+    finally:
+        probe.close()
+    return None if address.startswith("127.") else address
+
+
+def test_a_huge_argument_comes_back_as_a_short_readable_error(url, sim, actions_seen):
+    """900 kB in one param: the official client reads a small error; nothing is published."""
+    huge = "x" * 900_000
+
+    async def go():
+        async with _session(url) as s:
+            return (await s.call_tool("look", {"x": huge, "y": 0, "z": 1}),
+                    await s.call_tool(PLAY_TOOL, {"actionName": "speak", "parameters": {"message": 1, huge: 2}}),
+                    await s.call_tool(huge, {}),
+                    await s.call_tool("look", {"x": 0.1, "y": 0, "z": 1}))
+
+    bad, play, unknown, good = _run(go())
+    for result in (bad, play, unknown):
+        assert result.is_error and len(json.dumps(result.structured_content)) < 2000, len(str(result))
+        assert len(result.content[0].text) < 1000
+    assert "/x" in bad.content[0].text and "unknown tool" in unknown.content[0].text
+    assert not good.is_error
+    assert actions_seen.get(timeout=5).id == good.structured_content["id"]  # the first action published
+
+
+@pytest.mark.parametrize("arguments, words", [
+    (b'{"x": NaN, "y": 0, "z": 1}', "/params/arguments/x: NaN"),
+    (b'{"x": 1e400, "y": 0, "z": 1}', "/params/arguments/x: 1e400"),
+    (b'{"x": -Infinity, "y": 0, "z": 1}', "-Infinity"),
+    (b'{"x": ' + b"[" * 5000 + b"]" * 5000 + b', "y": 0, "z": 1}', "nested"),
+])
+def test_non_json_numbers_and_deep_nesting_are_refused_before_anything_moves(url, sim, actions_seen,
+                                                                            arguments, words):
+    with httpx.Client(timeout=5) as client:
+        opened = client.post(url, json=INIT, headers=HEADERS)
+        session = {**HEADERS, "mcp-session-id": opened.headers["mcp-session-id"]}
+        for request_id in (b"7", b"NaN", b"1e400"):
+            call = (b'{"jsonrpc": "2.0", "id": ' + request_id + b', "method": "tools/call", '
+                    b'"params": {"name": "look", "arguments": ' + arguments + b'}}')
+            refused = client.post(url, content=call, headers=session)
+            assert refused.status_code == 400 and refused.json()["error"]["code"] == -32700
+            assert refused.json()["id"] is None
+            if request_id == b"7":
+                assert words in refused.json()["error"]["message"]
+
+    async def good():
+        async with _session(url) as s:
+            return await s.call_tool("look", {"x": 0.2, "y": 0, "z": 1})
+
+    result = _run(good())
+    assert actions_seen.get(timeout=5).id == result.structured_content["id"]
+    assert sim.pose.gaze == pytest.approx((0.2, 0.0, 1.0))
+
+
+@pytest.mark.parametrize("headers, reason", [({"origin": "http://evil.example"}, "origin"),
+                                             ({"host": "evil.example:8780"}, "host")])
+def test_foreign_origin_and_host_get_a_json_403(url, headers, reason):
+    r = httpx.post(url, json=INIT, headers={**HEADERS, **headers}, timeout=5)
+    assert r.status_code == 403 and r.json()["error"]["reason"] == reason
+    assert reason.capitalize() in r.json()["error"]["message"]
+
+
+def test_token_is_required_off_loopback_and_the_official_client_can_send_it(broker, pip, sim):
+    from edge.services.access import AccessPolicy
+
+    lan = _lan_address()
+    if lan is None:
+        pytest.skip("this machine has no non-loopback IPv4 address")
+    bus = Bus("mcp-test", "mcp", broker.address).connect()
+    body, http = start(pip, bus, host="0.0.0.0", policy=AccessPolicy.build("mcp", "mcp-secret"))
+    lan_url = f"http://{lan}:{http.port}{MCP_PATH}"
+    try:
+        refused = httpx.post(lan_url, json=INIT, headers=HEADERS, timeout=5)
+        assert refused.status_code == 401 and refused.json()["error"]["reason"] == "token"
+
+        async def go(endpoint, headers=None):
+            async with _session(endpoint, headers) as s:
+                return await s.call_tool("look", {"x": 0.4, "y": 0, "z": 1})
+
+        result = _run(go(lan_url, {"Authorization": "Bearer mcp-secret"}))
+        assert not result.is_error and sim.pose.gaze == pytest.approx((0.4, 0.0, 1.0))
+        assert not _run(go(f"{http.url}{MCP_PATH}")).is_error  # loopback: the token is optional
+    finally:
+        http.stop()
+        bus.close()
