@@ -62,7 +62,7 @@ def test_move_and_look_change_the_pose_and_report(body, brain_bus, pip, tmp_path
     bus.publish(move)
     r1, r2 = _result_for(results, look.id), _result_for(results, move.id)
     assert r1.ok and r2.ok and r1.name == "look"
-    assert r2.finished - r2.started >= 0.05  # a move takes time at the configured speed
+    assert r1.started <= r1.finished <= r2.started <= r2.finished   # one at a time, in order
     assert sim.pose.gaze == pytest.approx((-0.5, 0.25, 1.0))
     assert sim.pose.position == pytest.approx((0.3, -0.2, 0.0))
     lines = [json.loads(line) for line in (tmp_path / "timeline.jsonl").read_text().splitlines()]
