@@ -46,6 +46,12 @@ InvalidHandler = Callable[[str, PayloadError, bytes], None]
 NODE_ID_KINDS = ("body", "camera", "mic", "gateway", "mcp")
 
 
+def client_id_for(node_id: str, namespace: str | None = None) -> str:
+    """``<node id>@<namespace>``: two robots sharing a broker keep apart sessions. On the LAN
+    broker it is also the node's account name (deploy/lib/broker_accounts.py)."""
+    return f"{node_id}@{namespace}" if namespace else node_id
+
+
 class BusError(RuntimeError):
     """The broker could not be reached in time, or a publish failed."""
 
@@ -101,7 +107,7 @@ class Bus:
         self._pending_mids: set[int] = set()
         self._early_acks: set[int] = set()
         self._short_sessions = 0
-        self.client_id = f"{kind}-{node_id}"
+        self.client_id = client_id_for(node_id, self.namespace)
         self.client = mqtt.Client(CallbackAPIVersion.VERSION2, client_id=self.client_id,
                                   clean_session=not persistent, protocol=mqtt.MQTTv311)
         self.client.max_queued_messages_set(0)  # unlimited: QoS-1 sends wait out a broker restart
@@ -119,10 +125,12 @@ class Bus:
 
     def _credentials_from_env(self) -> None:
         """A broker with accounts (deploy/mosquitto/lan.conf): each node's systemd unit puts its
-        login in COMPANION_MQTT_USERNAME / _PASSWORD, and a CA file for TLS in _CAFILE."""
-        user = os.environ.get("COMPANION_MQTT_USERNAME")
+        COMPANION_MQTT_PASSWORD in the environment (the user name, COMPANION_MQTT_USERNAME,
+        defaults to the client id: one account per node), and a CA file for TLS in _CAFILE."""
+        password = os.environ.get("COMPANION_MQTT_PASSWORD")
+        user = os.environ.get("COMPANION_MQTT_USERNAME") or (self.client_id if password else None)
         if user:
-            self.client.username_pw_set(user, os.environ.get("COMPANION_MQTT_PASSWORD"))
+            self.client.username_pw_set(user, password)
         cafile = os.environ.get("COMPANION_MQTT_CAFILE")
         if cafile:
             self.client.tls_set(ca_certs=cafile)
@@ -297,20 +305,26 @@ class Bus:
             self._failed("dispatch_failed", msg.topic, msg.payload, repr(exc))
 
     def _dispatch(self, msg: mqtt.MQTTMessage) -> None:
+        """Decode once per payload type (several handlers may share one), then call each handler."""
         with self._lock:
             subs = [s for s in self._subs if mqtt.topic_matches_sub(s.pattern, msg.topic)]
+        decoded: dict[type, Any] = {}
         for sub in subs:
-            try:
-                payload = sub.payload_type.decode(msg.payload)
-            except PayloadError as exc:
-                self._failed("invalid_payload", msg.topic, msg.payload, exc.message)
+            if sub.payload_type not in decoded:
+                try:
+                    decoded[sub.payload_type] = sub.payload_type.decode(msg.payload)
+                except PayloadError as exc:
+                    decoded[sub.payload_type] = exc
+                    self._failed("invalid_payload", msg.topic, msg.payload, exc.message)
+                except Exception as exc:  # the codec or schema library itself failed
+                    decoded[sub.payload_type] = None
+                    self._failed("decode_failed", msg.topic, msg.payload, repr(exc))
+            payload = decoded[sub.payload_type]
+            if isinstance(payload, PayloadError):
                 if sub.on_invalid is not None:
-                    self._call(msg.topic, msg.payload, sub.on_invalid, msg.topic, exc, msg.payload)
-                continue
-            except Exception as exc:  # the codec or schema library itself failed
-                self._failed("decode_failed", msg.topic, msg.payload, repr(exc))
-                continue
-            self._call(msg.topic, msg.payload, sub.handler, payload)
+                    self._call(msg.topic, msg.payload, sub.on_invalid, msg.topic, payload, msg.payload)
+            elif payload is not None:
+                self._call(msg.topic, msg.payload, sub.handler, payload)
 
     def _call(self, topic: str, raw: bytes, fn: Callable, *args: Any) -> None:
         try:

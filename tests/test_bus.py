@@ -115,3 +115,47 @@ def test_two_processes_with_one_client_id_are_named(broker, caplog):
         time.sleep(0.1)
     first.close(); second.close()
     assert "bus.client_id_conflict" in caplog.text and "brain-twin" in caplog.text
+
+
+def test_a_failing_handler_or_a_hostile_payload_never_kills_the_network_thread(broker):
+    """Handlers that raise, payloads Python's json would crash on: each is counted, logged and
+    survived, and the next message is delivered; the counts show on status/<node>."""
+    got: "queue.Queue[Action]" = queue.Queue()
+
+    def picky(action: Action) -> None:
+        if action.name == "boom":
+            raise RecursionError("a handler bug")
+        got.put(action)
+
+    with Bus("watcher", "test", broker.address) as watcher, \
+         Bus("sub", "test", broker.address) as sub, Bus("pub", "test", broker.address, announce=False) as pub:
+        statuses = _collect(watcher, Status)
+        sub.subscribe(Action, picky)
+        assert sub.wait_subscribed(5) and watcher.wait_subscribed(5)
+        for raw in (b"[" * 1000 + b"]" * 1000, b'{"x":' + b"9" * 5000 + b"}", b'{"x":NaN}', b'"\\ud800"', b"\xff"):
+            pub.publish_raw("actions", raw)
+        pub.publish(Action(name="boom", params={}, sender="brain"))
+        pub.publish(Action(name="fine", params={"x": 1}, sender="brain")).wait_for_publish(5)
+        assert got.get(timeout=5).name == "fine"
+        assert sub.client._thread is not None and sub.client._thread.is_alive()
+        assert sub.errors == {"invalid_payload": 5, "handler_failed": 1}
+        sub.set_status("online")
+        status = _next_for(statuses, "sub")
+        while status.state != "online" or "errors" not in status.extra:
+            status = _next_for(statuses, "sub")
+        assert status.extra["errors"] == {"invalid_payload": 5, "handler_failed": 1}
+
+
+def test_one_decode_per_message_however_many_handlers_share_its_type(broker):
+    with Bus("sub", "test", broker.address) as sub, Bus("pub", "test", broker.address, announce=False) as pub:
+        first: queue.Queue = queue.Queue()
+        second: queue.Queue = queue.Queue()
+        invalid: queue.Queue = queue.Queue()
+        sub.subscribe(Action, first.put, on_invalid=lambda topic, err, raw: invalid.put(err.message))
+        sub.subscribe(Action, second.put, on_invalid=lambda topic, err, raw: invalid.put(err.message))
+        assert sub.wait_subscribed(5)
+        pub.publish_raw("actions", b'{"x":Infinity}')
+        pub.publish(Action(name="look", params={}, sender="b"))
+        assert first.get(timeout=5).name == second.get(timeout=5).name == "look"
+        assert "/x: Infinity is not a JSON number" in invalid.get(timeout=5) and invalid.get(timeout=5)
+        assert sub.errors == {"invalid_payload": 1}
