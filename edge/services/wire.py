@@ -114,7 +114,13 @@ def _text(value: str, pointer: str) -> None:
 
 
 def _escape(key: str) -> str:
-    return key.replace("~", "~0").replace("/", "~1")
+    """A key as a JSON-pointer segment, lone surrogates written as ``\\udXXX`` so it can be sent."""
+    return scrub(key.replace("~", "~0").replace("/", "~1"))
+
+
+def scrub(text: str) -> str:
+    """``text`` with anything UTF-8 cannot carry (lone surrogates) written as an escape."""
+    return text if text.isascii() else text.encode("utf-8", "backslashreplace").decode("utf-8")
 
 
 def encode_json(document: Any) -> str:
@@ -136,7 +142,7 @@ def excerpt(value: Any, limit: int = EXCERPT_CHARS, *, raw: bool = False) -> str
     """A short quote of a (bad) value: its repr, or the text itself with ``raw``, never over
     ``limit`` characters plus its size; cheap even for a megabyte string or a deep list."""
     if raw and isinstance(value, str):
-        text = value[: limit + 1]
+        text = scrub(value[: limit + 1])
     else:
         try:
             text = _REPR.repr(value)
@@ -151,6 +157,6 @@ def excerpt(value: Any, limit: int = EXCERPT_CHARS, *, raw: bool = False) -> str
 def clip(text: str, limit: int = MESSAGE_CHARS) -> str:
     """A message of at most about ``limit`` characters: its start and end, the middle elided."""
     if len(text) <= limit:
-        return text
+        return scrub(text)
     tail = min(60, limit // 3)
-    return f"{text[: limit - tail]} … {text[-tail:]}"
+    return scrub(f"{text[: limit - tail]} … {text[-tail:]}")
