@@ -29,6 +29,7 @@ def body(broker, pip, tmp_path):
     sim = SimBody(timeline=timeline, config=SimConfig(move_speed=5.0, look_speed=5.0))
     bus = Bus("body-test", "body", broker.address).connect()
     node = BodyNode(bus, sim, [pip], timeline).start()
+    assert bus.wait_subscribed(5)   # actions published from now on reach it
     yield node, sim
     node.stop()
     bus.close()
@@ -39,9 +40,17 @@ def brain_bus(broker):
     bus = Bus("brain-test", "brain", broker.address).connect()
     results: queue.Queue = queue.Queue()
     bus.subscribe(ActionResult, results.put)
-    time.sleep(0.2)
+    assert bus.wait_subscribed(5)
     yield bus, results
     bus.close()
+
+
+def _until(predicate, timeout: float = 5.0) -> None:
+    """Wait for something the test can observe (a pose, a flag), failing after ``timeout``."""
+    deadline = time.monotonic() + timeout
+    while not predicate():
+        assert time.monotonic() < deadline, "timed out"
+        time.sleep(0.01)
 
 
 def _result_for(results: queue.Queue, action_id: str, timeout: float = 5.0) -> ActionResult:
@@ -98,11 +107,12 @@ def test_duplicate_delivery_is_executed_once(body, brain_bus, pip):
     node, sim = body
     bus, results = brain_bus
     action = Action(name="nod", params={"times": 2}, sender=pip.id)
+    marker = Action(name="look", params={"x": 0, "y": 0, "z": 1}, sender=pip.id)
     bus.publish(action)
     bus.publish(action)
-    _result_for(results, action.id)
-    time.sleep(0.3)
-    assert results.empty()
+    bus.publish(marker)          # one at a time, in order: a second nod would finish before it
+    assert _result_for(results, action.id).ok
+    assert results.get(timeout=5).id == marker.id
     assert [e["event"] for e in sim.timeline.events].count("gesture.done") == 1
 
 
@@ -112,7 +122,7 @@ def test_estop_halts_a_move_and_refuses_new_actions(body, brain_bus, pip):
     bus, results = brain_bus
     move = Action(name="move", params={"x": 0.5, "y": 0, "z": 0}, sender=pip.id)
     bus.publish(move)
-    time.sleep(0.4)
+    _until(lambda: sim.pose.position[0] > 0.02)      # under way
     bus.publish(Estop(sender="test", engaged=True))
     result = _result_for(results, move.id)
     assert not result.ok and result.error.code == "cancelled"
@@ -124,7 +134,7 @@ def test_estop_halts_a_move_and_refuses_new_actions(body, brain_bus, pip):
     time.sleep(0.3)
     assert sim.pose.position[0] == halted_at  # held where it stopped
     bus.publish(Estop(sender="test", engaged=False))
-    time.sleep(0.2)
+    _until(lambda: not node.estop_engaged)
     again = Action(name="look", params={"x": 0.1, "y": 0, "z": 1}, sender=pip.id)
     bus.publish(again)
     assert _result_for(results, again.id).ok
@@ -139,7 +149,7 @@ def test_stop_cuts_the_current_action_and_drops_the_queue(body, brain_bus, pip):
     stop = Action(name="stop", params={}, sender=pip.id)
     bus.publish(move)
     bus.publish(queued)
-    time.sleep(0.4)
+    _until(lambda: sim.pose.position[0] > 0.02)      # under way, the look waiting behind it
     bus.publish(stop)
     got: dict = {}
     deadline = time.time() + 5

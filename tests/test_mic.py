@@ -262,7 +262,7 @@ def test_what_is_heard_while_the_robot_speaks_is_not_transcribed(broker, listene
     source = Cue(WavSource(write_wav(tmp_path / "t.wav", pcm), speed=0), cues)
     node = MicNode(bus, source, recognizer, MicOptions(to=PIP.id), gate=gate)
     node.subscribe()
-    time.sleep(0.2)  # subscriptions in place before the robot speaks
+    assert bus.wait_subscribed(5)   # subscriptions in place before the robot speaks
     try:
         node.run(threading.Event())
     finally:
