@@ -88,6 +88,7 @@ configuration() {
     put_file "$tmp" "$ETC/companion.env" 0640 root:companion
   else
     info "kept $ETC/companion.env (yours: never overwritten)"
+    add_missing_tokens "$ROOT$ETC/companion.env"
   fi
 
   # the robot's topic namespace, for the broker's ACL
@@ -101,15 +102,36 @@ configuration() {
   mosquitto_config
 }
 
+new_token() { od -An -N24 -tx1 /dev/urandom | tr -d ' \n'; }
+
+# add_missing_tokens FILE: a companion.env from an older install gets the tokens it lacks
+# (appended; nothing already there changes)
+add_missing_tokens() {
+  local env=$1 name
+  [[ -f $env ]] || return 0
+  for name in COMPANION_GATEWAY_TOKEN COMPANION_MCP_TOKEN; do
+    grep -q "^$name=" "$env" && continue
+    if ((DRY_RUN)); then info "would add $name to $ETC/companion.env"; continue; fi
+    printf '%s=%s\n' "$name" "$(new_token)" >>"$env"
+    info "added a generated $name to $ETC/companion.env"
+  done
+}
+
 # companion.env: secrets and per-machine settings for the units (EnvironmentFile=)
 companion_env() {
   cat <<EOF
 # companion-edge services read this file (systemd EnvironmentFile=); keep it 0640 root:companion.
 # After a change: sudo systemctl restart companion.target
 
-# the HTTP/WebSocket gateway's bearer token (generated at install)
-COMPANION_GATEWAY_TOKEN=$(od -An -N24 -tx1 /dev/urandom | tr -d ' \n')
+# bearer tokens (generated at install): clients on other machines must send them; clients on
+# this machine may (docs/gateway.md, docs/mcp.md). COMPANION_TOKEN_ON_LOOPBACK=1 requires them
+# from local clients too (e.g. behind a reverse proxy on this machine).
+COMPANION_GATEWAY_TOKEN=$(new_token)
+COMPANION_MCP_TOKEN=$(new_token)
+# COMPANION_REGISTRY_TOKEN=            # the registry is read-only and open unless you set one
 # COMPANION_GATEWAY_HOST=0.0.0.0      # open the gateway to the LAN (default 127.0.0.1)
+# COMPANION_ALLOWED_HOSTS=robot.example.lan   # names besides IP addresses, localhost and this host's own
+# COMPANION_ALLOWED_ORIGINS=http://dashboard.lan:8080   # web pages allowed to call the services
 
 # remote LLM providers, when robot.toml's [brain] provider names one
 # OPENAI_API_KEY=

@@ -249,7 +249,7 @@ def check_gateway(ctx: Context) -> Result:
     if problem := _extra_missing("starlette", "uvicorn", "websockets"):
         return problem
     if not ctx.env.get("COMPANION_GATEWAY_TOKEN"):
-        return ("skip", "no COMPANION_GATEWAY_TOKEN: the gateway would accept anyone",
+        return ("skip", "no COMPANION_GATEWAY_TOKEN: the gateway would refuse every other machine",
                 f"set COMPANION_GATEWAY_TOKEN in {ctx.etc / 'companion.env'}; {RERUN}")
     host = ctx.env.get("COMPANION_GATEWAY_HOST", "127.0.0.1")
     return ("ok", f"listens on {host}:{ctx.env.get('COMPANION_GATEWAY_PORT', '8765')} with a token", "")

@@ -14,12 +14,16 @@ we run uses ``guarded_protocol(limits)``, uvicorn's own h11 protocol with three 
   holding many half-open requests cannot lock out one that sends a whole request. When
   every connection is busy the newcomer is answered 503 and closed.
 
-Protocol errors are answered as JSON too (uvicorn's own 400 is plain text).
+Protocol errors are answered as JSON too (uvicorn's own 400 is plain text). And every
+accepted socket gets TCP_NODELAY: asyncio sets it only when the listening socket says
+``proto == IPPROTO_TCP``, which ``socket.create_server`` does not, and without it each
+response waited ~40 ms for a delayed ACK between its head and its body (22 requests/s).
 """
 
 from __future__ import annotations
 
 import asyncio
+import socket
 from collections import OrderedDict
 from dataclasses import dataclass, field
 from typing import Any
@@ -69,6 +73,12 @@ class GuardedH11Protocol(H11Protocol):
     # -- uvicorn's hooks ----------------------------------------------------------------
 
     def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
+        sock = transport.get_extra_info("socket")
+        if sock is not None and sock.family in (socket.AF_INET, socket.AF_INET6):
+            try:
+                sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+            except OSError:
+                pass
         super().connection_made(transport)
         self._enter_head()
         if len(self.connections) > self.limits.max_connections:
