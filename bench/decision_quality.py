@@ -17,6 +17,8 @@ Per model it prints:
   p50 / p90  time from the perception to the decision (the first action published, or the end
              of a turn with no action), over the cases that reached the model; the fast path
              (sentence templates, unchanged views) is reported apart
+  1st        the slowest first model decision after a companion's warm-up (what a brain does
+             before it says ready), i.e. the first decision after ``ready``
 and a side-by-side table. ``--models`` defaults to every LLM of models/manifest.toml that is
 installed. ``--cases FILE`` runs another case list (a Python file with ``cases()``), e.g. a
 held-out set. Results go to ``bench/results/decision_quality.json``.
@@ -97,32 +99,20 @@ class Observed:
 
 
 def installed_models() -> list[str]:
-    """Provider SPECs for every installed LLM of the manifest (``embedded:NAME``)."""
-    from edge.models import find_model_file, load_manifest
+    """``embedded:NAME`` for every LLM of models/manifest.toml whose file is in place and verifies."""
+    from edge.models import load_manifest
+    from edge.providers import model_files
 
     specs = []
-    for entry in load_manifest().entries:
+    for entry in load_manifest().models:
         if entry.kind != "llm-gguf":
             continue
-        path = _entry_file(entry, find_model_file)
-        if path is not None:
-            specs.append(f"embedded:{path}")
+        try:
+            model_files.resolve_model_path(entry.name)
+        except Exception:
+            continue
+        specs.append(f"embedded:{entry.name}")
     return specs
-
-
-def _entry_file(entry: Any, find: Any) -> Path | None:
-    for mf in entry.files:
-        if entry.source.startswith("package:"):
-            spec = importlib.util.find_spec(mf.path.split("/")[0])
-            for folder in (spec.submodule_search_locations or []) if spec else []:
-                candidate = Path(folder).parent / mf.path
-                if candidate.is_file():
-                    return candidate
-        else:
-            found = find(mf.path)
-            if found is not None and found.is_file():
-                return found
-    return None
 
 
 def run_model(spec: str, selected: list[Case], seeds: list[int], threads: int | None, show: bool,
@@ -133,21 +123,37 @@ def run_model(spec: str, selected: list[Case], seeds: list[int], threads: int | 
     provider = make_provider(spec)
     load_s = time.perf_counter() - started
     companions: dict[str, Companion] = {}
+    warmed: dict[str, float | None] = {}
     outcomes: list[dict[str, Any]] = []
     try:
         for seed in seeds:
             if hasattr(provider, "seed"):
                 provider.seed = seed
             for case in selected:
-                companion = companions.get(case.companion) or load_companion(ROOT / "companions" / f"{case.companion}.json")
-                companions[case.companion] = companion
+                companion = companions.get(case.companion)
+                if companion is None:    # a new companion: warm the model with it, as a brain does at start
+                    companion = companions[case.companion] = load_companion(ROOT / "companions" / f"{case.companion}.json")
+                    warmed[case.companion] = _warm(provider, companion, config)
+                first = not any(o["companion"] == case.companion and o["route"] == "llm" and o["seed"] == seed
+                                for o in outcomes)
                 outcomes.append(_run_case(provider, companion, case, seed, config))
+                outcomes[-1]["first_after_ready"] = first and outcomes[-1]["route"] == "llm"
                 if show:
                     print(f"    {_mark(outcomes[-1])} {case.name}: {_show(outcomes[-1])}", flush=True)
     finally:
         provider.close()
     name = getattr(provider, "model", None) or getattr(provider, "name", spec)
-    return {"model": name, "spec": spec, "load_s": round(load_s, 2), "outcomes": outcomes}
+    return {"model": name, "spec": spec, "load_s": round(load_s, 2), "warm_s": warmed, "outcomes": outcomes}
+
+
+def _warm(provider: Any, companion: Companion, config: BrainConfig) -> float | None:
+    """What ``CompanionBrain.start`` does before it says ready: the provider reads this
+    companion's prompt once, so the first decision after ready reads only its own line."""
+    brain = CompanionBrain(companion, provider, RecordingBody(), config)  # type: ignore[arg-type]
+    try:
+        return brain.warm()
+    finally:
+        brain.stop(timeout=1)
 
 
 def _run_case(provider: Any, companion: Companion, case: Case, seed: int, config: BrainConfig) -> dict[str, Any]:
@@ -184,10 +190,12 @@ def _fresh(p: Perception) -> Perception:
 def summarize(run: dict[str, Any]) -> dict[str, Any]:
     outs = run["outcomes"]
     llm = [o["latency_s"] for o in outs if o["route"] == "llm"]
+    first = [o["latency_s"] for o in outs if o.get("first_after_ready")]
     fast = [o["latency_s"] for o in outs if o["route"] not in ("llm", "none")]
     return {"model": run["model"], "decisions": len(outs), "accepted": sum(o["ok"] for o in outs),
             "valid": sum(o["valid"] for o in outs), "llm_decisions": len(llm), "fast_decisions": len(fast),
-            "p50_s": _pct(llm, 0.5), "p90_s": _pct(llm, 0.9), "fast_p50_ms": _ms(_pct(fast, 0.5)),
+            "p50_s": _pct(llm, 0.5), "p90_s": _pct(llm, 0.9),
+            "first_after_ready_max_s": max(first) if first else None, "fast_p50_ms": _ms(_pct(fast, 0.5)),
             "fast_max_ms": _ms(max(fast) if fast else None), "load_s": run["load_s"]}
 
 
@@ -274,11 +282,13 @@ def _print_failures(runs: list[dict[str, Any]]) -> None:
 
 
 def _print_table(table: list[dict[str, Any]]) -> None:
-    print(f"\n{'model':<40} {'accepted':>12} {'valid':>9} {'p50':>7} {'p90':>7} {'fast p50':>9} {'fast max':>9}")
+    print(f"\n{'model':<40} {'accepted':>12} {'valid':>9} {'p50':>7} {'p90':>7} {'1st':>7} {'fast p50':>9}"
+          f" {'fast max':>9}")
     for t in table:
         n = t["decisions"]
         print(f"{t['model']:<40} {t['accepted']:>4}/{n:<3} {100 * t['accepted'] / n:>3.0f}% {t['valid']:>5}/{n:<3}"
-              f" {_fmt(t['p50_s'], 's'):>7} {_fmt(t['p90_s'], 's'):>7} {_fmt(t['fast_p50_ms'], 'ms'):>9}"
+              f" {_fmt(t['p50_s'], 's'):>7} {_fmt(t['p90_s'], 's'):>7} {_fmt(t['first_after_ready_max_s'], 's'):>7}"
+              f" {_fmt(t['fast_p50_ms'], 'ms'):>9}"
               f" {_fmt(t['fast_max_ms'], 'ms'):>9}")
 
 

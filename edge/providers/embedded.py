@@ -71,7 +71,7 @@ def default_threads() -> int:
 class EmbeddedProvider:
     """One GGUF model loaded once; ``generate`` is serialized by a lock (one caller at a time)."""
 
-    def __init__(self, model_path: str | None = None, n_ctx: int = 2048, n_threads: int | None = None,
+    def __init__(self, model_path: str | None = None, n_ctx: int = 4096, n_threads: int | None = None,
                  seed: int | None = None, verbose: bool = False, structured: str = "auto"):
         """``structured``: "auto" (llguidance grammar when the build has it) or "response_format"."""
         if structured not in ("auto", "response_format"):
@@ -114,7 +114,9 @@ class EmbeddedProvider:
         p.n_ctx = n_ctx
         p.n_parallel = 1                  # one slot: its KV cache keeps the shared system prompt warm
         p.cpuparams.n_threads = threads
-        p.cpuparams_batch.n_threads = threads
+        # Reading a prompt is one short burst that every core speeds up (a 900-token warm-up: 9.3 s
+        # on 1 thread, 5 s on 2; docs/embedded-model.md); generating stays on ``threads``.
+        p.cpuparams_batch.n_threads = max(threads, min(os.cpu_count() or 1, 8))
         p.cache_ram_mib = 0               # default 8 GiB host prompt cache: too much for a Pi
         p.verbosity = 3 if verbose else 0
         # xllamacpp always opens an HTTP listener on 127.0.0.1:<random port>; we only call it
@@ -244,7 +246,7 @@ class EmbeddedProvider:
         response = parse_reply(raw, tools, speech)
         if _finish(result) == "length" and response.metadata.get("spoken"):
             # words stopped by max_tokens are half a sentence: never say them, report the cut
-            segment = ContentSegment(type="error", text=f"reply cut off at max_tokens: {raw[:120]!r}")
+            segment = ContentSegment(type="error", text=f"half a sentence: {raw[:120]!r}")
             response = ProviderResponse(segments=[segment], metadata={"finish_reason": "error"})
         response.metadata["raw"] = raw
         if _finish(result) == "length" and response.errors:
