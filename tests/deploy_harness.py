@@ -122,6 +122,13 @@ class StagedBroker:
             time.sleep(0.05)
         return self
 
+    def wait_for_log(self, text: str, timeout: float = 5.0) -> None:
+        """Until mosquitto's log (connection_messages) has a line with ``text``."""
+        deadline = time.monotonic() + timeout
+        while text not in self.log.read_text(errors="replace"):
+            assert time.monotonic() < deadline, f"mosquitto never logged {text!r}: {self.log.read_text()[-2000:]}"
+            time.sleep(0.02)
+
     def stop(self) -> None:
         if self.process and self.process.poll() is None:
             self.process.send_signal(signal.SIGTERM)
@@ -131,9 +138,12 @@ class StagedBroker:
 class Client:
     """A plain paho client with a login, recording what it receives."""
 
-    def __init__(self, port: int, user: str | None, password: str | None, tls_ca: Path | None = None):
-        self.client = mqtt.Client(CallbackAPIVersion.VERSION2, client_id=f"test-{user}-{port}-{id(self)}",
-                                  protocol=mqtt.MQTTv311)
+    def __init__(self, port: int, user: str | None, password: str | None, tls_ca: Path | None = None,
+                 client_id: str | None = None, will: tuple[str, bytes] | None = None):
+        self.client = mqtt.Client(CallbackAPIVersion.VERSION2, client_id=client_id or f"test-{user}-{port}-{id(self)}",
+                                  clean_session=True, protocol=mqtt.MQTTv311)
+        if will is not None:
+            self.client.will_set(will[0], will[1], qos=1, retain=True)
         if user is not None:
             self.client.username_pw_set(user, password)
         if tls_ca is not None:
@@ -185,6 +195,13 @@ class Client:
     def close(self) -> None:
         self.client.disconnect()
         self.client.loop_stop()
+
+    def drop(self) -> None:
+        """Lose the connection without a DISCONNECT, as a crash would: the broker sends the will."""
+        self.client.loop_stop()
+        sock = self.client.socket()
+        if sock is not None:
+            sock.close()
 
 
 def tool(*argv: str) -> subprocess.CompletedProcess:

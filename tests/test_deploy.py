@@ -251,11 +251,12 @@ def test_staged_configuration(staged):
     assert 'companions = ["companions/pip.json"]' in (etc / "robot.toml").read_text()
     assert (etc / "companions/pip.json").is_file() and not (etc / "companions/schema.json").exists()
     assert (staged.root / "etc/udev/rules.d/99-companion-servo.rules").is_file()
-    for account in ("brain", "body", "camera", "mic", "gateway", "registry", "mcp", "estop", "observer"):
-        assert env_value(etc / f"mqtt/{account}.env", "COMPANION_MQTT_USERNAME") == account
-        assert stat.S_IMODE((etc / f"mqtt/{account}.env").stat().st_mode) == 0o640
+    # one MQTT password file per unit and tool, root's alone (test_deploy_broker.py has the rest)
+    for name in ("brain", "body", "camera", "mic", "gateway", "registry", "estop", "observer"):
+        assert re.fullmatch(r"[0-9a-f]{36}", env_value(etc / f"mqtt/{name}.env", "COMPANION_MQTT_PASSWORD"))
+        assert stat.S_IMODE((etc / f"mqtt/{name}.env").stat().st_mode) == 0o600
     passwd = (etc / "mosquitto/passwd").read_text()
-    assert re.search(r"^brain:\$7\$", passwd, re.MULTILINE), "mosquitto_passwd hashes"
+    assert re.search(r"^body:\$7\$", passwd, re.MULTILINE), "mosquitto_passwd hashes"
 
 
 def test_only_units_whose_configuration_checks_out_are_enabled(staged):
@@ -339,6 +340,6 @@ def test_namespace_from_robot_toml_goes_into_the_acl(tmp_path):
     run = run_install(tmp_path, "--lan", "--config", str(config), root=tmp_path / "root")
     assert run.rc == 0, run.out
     acl = (tmp_path / "root/etc/companion/mosquitto/acl").read_text()
-    assert "topic write robot1/actions\n" in acl and "topic write robot1/status/+\n" in acl
+    assert "topic write robot1/actions\n" in acl and "topic write robot1/status/body\n" in acl
     assert "topic write messages\n" in acl  # companions on other robots talk through it
     assert "@NS@" not in acl and "topic write actions\n" not in acl

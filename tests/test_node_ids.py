@@ -12,14 +12,20 @@ import sys
 import threading
 import time
 from pathlib import Path
+from types import SimpleNamespace
+from typing import Callable
 
 import paho.mqtt.client as mqtt
 import pytest
 from paho.mqtt.enums import CallbackAPIVersion
 
+from deploy_harness import Client, StagedBroker, env_value, stage_install
+from edge.broker import BrokerAddress
+from edge.bus import Bus
 from edge.cli import build_parser, main
 from edge.config import Settings
 from edge.nodes import run_node
+from edge.protocol.payloads import Action
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -125,3 +131,57 @@ def test_a_bad_node_id_or_one_for_a_brain_is_a_usage_error(capsys):
     assert exc.value.code == 2 and "'body/left' is not a node id" in capsys.readouterr().err
     assert main(["run", "brain", "--node-id", "brain-x"]) == 2
     assert "a brain is brain-<companion id>" in capsys.readouterr().err
+
+
+def test_two_robots_with_the_same_node_ids_share_a_broker(broker):
+    """Client ids carry the namespace (``body@robot1``): each robot's body keeps its session while
+    the other's is connected, and each gets its own robot's actions."""
+    got: dict[str, list[Action]] = {"robot1": [], "robot2": []}
+    arrived = threading.Condition()
+
+    def on_action(namespace: str) -> Callable[[Action], None]:
+        def handler(action: Action) -> None:
+            with arrived:
+                got[namespace].append(action)
+                arrived.notify_all()
+        return handler
+    bodies = {ns: Bus("body", "body", broker.address, namespace=ns) for ns in got}
+    for ns, bus in bodies.items():
+        bus.subscribe(Action, on_action(ns))
+        bus.connect(timeout=10)
+    brain = Bus("brain-pip", "brain", broker.address, persistent=False, announce=False).connect(timeout=10)
+    try:
+        assert sorted(bus.client_id for bus in bodies.values()) == ["body@robot1", "body@robot2"]
+        sent = {ns: Action(name="look", params={"x": 0.5}, sender="pip") for ns in got}
+        for ns, action in sent.items():
+            brain.client.publish(action.topic(ns), action.encode(), qos=1)
+        with arrived:
+            assert arrived.wait_for(lambda: all(got.values()), 10), got
+        assert {ns: [a.id for a in actions] for ns, actions in got.items()} == {ns: [a.id] for ns, a in sent.items()}
+        assert [bus.connects for bus in bodies.values()] == [1, 1], "one body knocked the other off"
+        assert all(bus.connected for bus in bodies.values())
+    finally:
+        brain.close()
+        for bus in bodies.values():
+            bus.close()
+
+
+def test_the_body_unit_logs_in_with_its_password_file(tmp_path_factory, tmp_path, monkeypatch):
+    """As systemd starts it on a LAN install: body.env's password in the environment, no user
+    name; the node logs in as its client id and its retained status reaches an observer."""
+    staged = stage_install(tmp_path_factory)
+    mqtt_dir = staged.root / "etc/companion/mqtt"
+    lan = StagedBroker(staged.root, tmp_path / "broker").start()
+    observer = Client(lan.port, "observer", env_value(mqtt_dir / "observer.env", "COMPANION_MQTT_PASSWORD"))
+    monkeypatch.setenv("COMPANION_MQTT_PASSWORD", env_value(mqtt_dir / "body.env", "COMPANION_MQTT_PASSWORD"))
+    monkeypatch.delenv("COMPANION_MQTT_USERNAME", raising=False)
+    body = Node(SimpleNamespace(address=BrokerAddress("127.0.0.1", lan.port)), "body", "--tts", "none")
+    try:
+        observer.subscribe("status/body")
+        with observer.got:
+            assert observer.got.wait_for(lambda: any(json.loads(p)["state"] == "online" for _, p in observer.received),
+                                         30), body.seen
+    finally:
+        body.stop()   # its exit status on SIGTERM is test_the_body_keeps_one_status_topic_across_restarts's concern
+        observer.close()
+        lan.stop()

@@ -147,8 +147,6 @@ COMPANION_MCP_TOKEN=$(new_token)
 EOF
 }
 
-MQTT_ACCOUNTS="brain body camera mic gateway registry mcp estop observer"
-
 mosquitto_config() {
   put_dir "$ETC/mosquitto" 0750 root:mosquitto
   put_dir "$ETC/mosquitto/conf.d" 0750 root:mosquitto
@@ -156,39 +154,88 @@ mosquitto_config() {
   if ((LAN)); then render "$SRC/deploy/mosquitto/lan.conf" >"$tmp"; else render "$SRC/deploy/mosquitto/mosquitto.conf" >"$tmp"; fi
   put_file "$tmp" "$ETC/mosquitto/mosquitto.conf" 0640 root:mosquitto
   ((LAN)) || return 0
+  broker_accounts
+}
 
-  local bus_py
-  bus_py=$("$VENV/bin/python" -c 'import edge.bus; print(edge.bus.__file__)' 2>/dev/null || true)
-  if [[ -n $bus_py ]] && ! grep -q COMPANION_MQTT_USERNAME "$bus_py"; then
-    warn "--lan: the nodes of this companion-edge version cannot log in to the broker yet (no"
-    warn "COMPANION_MQTT_USERNAME support in edge/bus.py); the broker will refuse them until they can"
+# broker_accounts: one MQTT account per node of the installed units, named after the node's
+# client id (<node id>[@<namespace>]), plus the estop and observer accounts; the ACL that keeps
+# each to its own topics; and the password files. A unit's password is in
+# /etc/companion/mqtt/<unit>.env, 0600 root:root: systemd reads it as root (EnvironmentFile=)
+# and hands it to that unit's process alone; no node can read any of these files.
+broker_accounts() {
+  if [[ ! -x $VENV/bin/python || ! -f $ROOT$ETC/robot.toml ]]; then   # a dry run before the first install
+    ((DRY_RUN)) || die "--lan: $VENV/bin/python or $ETC/robot.toml is missing, so the nodes' ids cannot be worked out" \
+      "rerun the installer: steps 4 and 6 put them in place"
+    info "would create one MQTT account per node of: ${UNITS/broker /} (and estop, observer)"
+    return 0
   fi
-  render "$SRC/deploy/mosquitto/acl.template" >"$tmp"
-  put_file "$tmp" "$ETC/mosquitto/acl" 0640 root:mosquitto
+  local list acl
+  list=$(tmpfile) acl=$(tmpfile)
+  # shellcheck disable=SC2086  # UNITS is a list of words
+  "$VENV/bin/python" "$SRC/deploy/lib/broker_accounts.py" --root "${ROOT:-/}" --units-dir "$SRC/deploy/systemd" \
+    --template "$SRC/deploy/mosquitto/acl.template" --acl "$acl" --namespace "$NS" $UNITS >"$list" ||
+    die "--lan: the broker accounts could not be worked out (the message above says why)" "fix it and rerun"
+  put_file "$acl" "$ETC/mosquitto/acl" 0640 root:mosquitto
   command -v mosquitto_passwd >/dev/null || ((DRY_RUN)) || die "mosquitto_passwd is missing" "apt-get install mosquitto"
-  put_dir "$ETC/mqtt" 0750 root:companion
-  local passwd account env password
-  passwd=$ROOT$ETC/mosquitto/passwd
-  for account in $MQTT_ACCOUNTS; do
-    env=$ROOT$ETC/mqtt/$account.env
-    if ((DRY_RUN)); then
-      if [[ -f $env ]]; then info "kept MQTT account $account"; else info "would create MQTT account $account ($ETC/mqtt/$account.env)"; fi
-      continue
-    fi
-    if [[ ! -f $env ]]; then
-      password=$(od -An -N18 -tx1 /dev/urandom | tr -d ' \n')
-      printf 'COMPANION_MQTT_USERNAME=%s\nCOMPANION_MQTT_PASSWORD=%s\n' "$account" "$password" >"$env"
-      _own "$env" 0640 root:companion
-      CHANGED=$((CHANGED + 1))
-      info "created MQTT account $account ($ETC/mqtt/$account.env)"
-    fi
-    password=$(sed -n 's/^COMPANION_MQTT_PASSWORD=//p' "$env")
-    if [[ ! -f $passwd ]] || ! grep -q "^$account:" "$passwd" || [[ $env -nt $passwd ]]; then
-      [[ -f $passwd ]] || { : >"$passwd"; _own "$passwd" 0640 root:mosquitto; }
-      mosquitto_passwd -b "$passwd" "$account" "$password"
-      CHANGED=$((CHANGED + 1))
-    fi
+  put_dir "$ETC/mqtt" 0700 root:root
+
+  local account file kind node order=() lines=""
+  local -A names=()
+  while IFS=$'\t' read -r account file kind node; do
+    if [[ $account == "!" ]]; then warn "$file"; continue; fi
+    info "MQTT account $account ($kind): $ETC/mqtt/$file.env"
+    [[ -n ${names[$file]:-} ]] || order+=("$file")
+    names[$file]+="${names[$file]:+ }$account"
+  done <"$list"
+  for file in "${order[@]}"; do mqtt_env "$file" "${names[$file]}"; done
+  ((DRY_RUN)) && return 0
+  for file in "${order[@]}"; do
+    for account in ${names[$file]}; do
+      lines+="$account:$(sed -n 's/^COMPANION_MQTT_PASSWORD=//p' "$ROOT$ETC/mqtt/$file.env")"$'\n'
+    done
   done
+  mosquitto_password_file "$lines"
+}
+
+# mqtt_env FILE "ACCOUNT...": /etc/companion/mqtt/FILE.env with its password (kept across reruns).
+# A tool's file (estop, observer: for a panel or a dashboard) also names its user name; a node's
+# does not, since the node logs in as its own client id.
+mqtt_env() {
+  local env=$ROOT$ETC/mqtt/$1.env names=$2 password tmp
+  password=$(sed -n 's/^COMPANION_MQTT_PASSWORD=//p' "$env" 2>/dev/null || true)
+  [[ -n $password ]] || password=$(od -An -N18 -tx1 /dev/urandom | tr -d ' \n')
+  tmp=$(tmpfile)
+  {
+    if [[ " $ALL_UNITS " == *" $1 "* ]]; then
+      printf '# MQTT password of companion-%s.service, whose node(s) log in as: %s\n' "$1" "$names"
+      printf '# (install.sh --lan). systemd reads this file as root (EnvironmentFile=); keep it 0600 root:root.\n'
+    else
+      printf '# MQTT login for a %s client (install.sh --lan; docs/deploy.md "Broker accounts and ACL").\n' "$1"
+      printf 'COMPANION_MQTT_USERNAME=%s\n' "$names"
+    fi
+    printf 'COMPANION_MQTT_PASSWORD=%s\n' "$password"
+  } >"$tmp"
+  put_file "$tmp" "$ETC/mqtt/$1.env" 0600 root:root
+}
+
+# mosquitto_password_file "USER:PASSWORD\n...": /etc/companion/mosquitto/passwd with exactly these
+# accounts (stale ones, from renamed nodes or an older installer, go). mosquitto_passwd salts
+# each hash, so the file is rebuilt only when the list differs from the last one written.
+mosquitto_password_file() {
+  local sum stamp=$ROOT$ETC/mqtt/.passwd.sha256 passwd=$ROOT$ETC/mosquitto/passwd user password tmp
+  sum=$(printf '%s' "$1" | sha256sum | cut -c1-64)
+  if [[ -f $passwd && -f $stamp && $(cat "$stamp") == "$sum" ]]; then
+    _own "$passwd" 0640 root:mosquitto
+    info "unchanged $ETC/mosquitto/passwd"
+    return 0
+  fi
+  tmp=$(tmpfile)
+  while IFS=: read -r user password; do
+    if [[ -n $user ]]; then mosquitto_passwd -b "$tmp" "$user" "$password"; fi
+  done <<<"$1"
+  put_file "$tmp" "$ETC/mosquitto/passwd" 0640 root:mosquitto
+  printf '%s\n' "$sum" >"$stamp"
+  _own "$stamp" 0600 root:root
 }
 
 udev_rules() {
@@ -283,6 +330,6 @@ summary() {
   info "logs:    journalctl -u 'companion-*' -f"
   info "check:   sudo -u companion $VENV/bin/companion doctor --config $ETC/robot.toml"
   info "talk:    $VENV/bin/companion perceive input \"hello\""
-  ((LAN)) && info "LAN broker accounts: $ETC/mqtt/*.env (give estop.env to an emergency-stop panel)"
+  ((LAN)) && info "LAN broker: one account per node; estop.env is for an emergency-stop panel, observer.env for a dashboard ($ETC/mqtt/)"
   return 0
 }
