@@ -220,8 +220,12 @@ def raw_exchange(host: str, port: int, request: bytes, timeout: float = 10.0) ->
     head, _, body = data.partition(b"\r\n\r\n")
     parts = head.split(b" ", 2)
     status = int(parts[1]) if len(parts) > 1 and parts[1].isdigit() else 0
-    if b"transfer-encoding: chunked" in head.lower():
+    lower = head.lower()
+    if b"transfer-encoding: chunked" in lower:
         body = _unchunk(body)
+    elif b"content-length: " in lower:  # the first answer only: junk after it may get its own
+        length = lower.split(b"content-length: ", 1)[1].split(b"\r\n", 1)[0]
+        body = body[: int(length)] if length.isdigit() else body
     return status, body
 
 

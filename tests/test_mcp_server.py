@@ -371,7 +371,7 @@ def test_a_huge_argument_comes_back_as_a_short_readable_error(url, sim, actions_
 
 @pytest.mark.parametrize("arguments, words", [
     (b'{"x": NaN, "y": 0, "z": 1}', "/params/arguments/x: NaN"),
-    (b'{"x": 1e400, "y": 0, "z": 1}', "/params/arguments/x: 1e400"),
+    (b'{"x": 1e400, "y": 0, "z": 1}', "/params/arguments/x: a number beyond the range"),
     (b'{"x": -Infinity, "y": 0, "z": 1}', "-Infinity"),
     (b'{"x": ' + b"[" * 5000 + b"]" * 5000 + b', "y": 0, "z": 1}', "nested"),
 ])

@@ -1,29 +1,26 @@
-"""Strict JSON in, bounded text out: what every HTTP, WebSocket and MCP entry point decodes with.
+"""The services' side of the wire codec: strict JSON in, bounded text out.
 
-Python's ``json`` accepts NaN and Infinity, turns ``1e400`` into ``inf``, raises
-``RecursionError`` on deep nesting and ``ValueError`` on huge integers, and happily returns
-lone surrogates that break the first UTF-8 encode downstream. ``decode_json`` refuses all of
-these *before* a handler sees the document, with a ``WireError`` that names the JSON pointer
-of the bad value, so nothing is ever published from a request that cannot be answered.
+Every HTTP, WebSocket and MCP entry point decodes with ``decode_json``, which is the shared
+strict codec (``edge.protocol.codec``: NaN, Infinity, 1e400, integers past 64 bits, nesting
+past its limit, invalid UTF-8 and lone surrogates refused) with a size limit per service. A
+refusal is a ``WireError`` naming the JSON pointer of the bad value, raised *before* a
+handler sees the document, so nothing is ever published from a request that cannot be
+answered (the request id is part of the document).
 
-``excerpt`` and ``clip`` keep error messages and logs short: a client that sends a 900 kB
-value gets a message quoting at most a few dozen characters of it.
-
-When the shared codec (``edge.protocol.codec``) lands, ``decode_json`` is the one place to
-switch over to it.
+``excerpt`` and ``clip`` keep messages and logs short and always encodable: a client that
+sends a 900 kB value gets a message quoting at most a few dozen characters of it.
 """
 
 from __future__ import annotations
 
-import json
-import math
-import reprlib
 from typing import Any
 
-MAX_DEPTH = 64           # arrays/objects inside each other; real requests use < 10
-MAX_INT_DIGITS = 40      # beyond any id or count a client has reason to send
-EXCERPT_CHARS = 60
+from edge.protocol import codec
+
+EXCERPT_CHARS = codec.EXCERPT_CHARS
 MESSAGE_CHARS = 300
+DEFAULT_MAX_BYTES = 4 << 20          # the gateway's body limit; callers pass their own
+_OUT = codec.Limits(max_bytes=64 << 20, max_depth=codec.DEFAULT_LIMITS.max_depth)
 
 
 class WireError(ValueError):
@@ -35,128 +32,41 @@ class WireError(ValueError):
         self.pointer = pointer
 
 
-class _Refused:
-    """Stands in for a value the parser must not return (NaN, 1e400, a 5000-digit integer),
-    so the walk below can report *where* it was."""
-
-    __slots__ = ("why",)
-
-    def __init__(self, why: str) -> None:
-        self.why = why
+def _wire_error(exc: codec.CodecError) -> WireError:
+    reason = f"{exc.reason} (near {exc.near})" if exc.near else exc.reason
+    return WireError(clip(reason, 200), clip(exc.pointer, 100))
 
 
-def _constant(name: str) -> _Refused:
-    return _Refused(f"{name} is not a JSON number")
-
-
-def _float(text: str) -> float | _Refused:
-    value = float(text)
-    return value if math.isfinite(value) else _Refused(f"{excerpt(text, raw=True)} overflows a 64-bit float")
-
-
-def _int(text: str) -> int | _Refused:
-    digits = len(text.lstrip("-"))
-    if digits > MAX_INT_DIGITS:
-        return _Refused(f"an integer of {digits} digits (at most {MAX_INT_DIGITS})")
-    return int(text)
-
-
-def decode_json(data: bytes | str) -> Any:
+def decode_json(data: bytes | str, max_bytes: int = DEFAULT_MAX_BYTES) -> Any:
     """The JSON document in ``data``, or WireError naming the first problem and where it is."""
-    if isinstance(data, bytes):
-        try:
-            text = data.decode("utf-8")
-        except UnicodeDecodeError as exc:
-            raise WireError(f"body is not UTF-8 ({exc.reason} at byte {exc.start})") from None
-    else:
-        text = data
     try:
-        document = json.loads(text, parse_constant=_constant, parse_float=_float, parse_int=_int)
-    except json.JSONDecodeError as exc:
-        raise WireError(f"body is not JSON ({exc.msg} at line {exc.lineno} column {exc.colno})") from None
-    except RecursionError:
-        raise WireError(f"body is nested too deeply (at most {MAX_DEPTH} levels)") from None
-    except ValueError as exc:  # an int the parser itself refuses
-        raise WireError(f"body is not acceptable JSON ({clip(str(exc), 80)})") from None
-    check_document(document)
-    return document
+        return codec.decode(data, codec.Limits(max_bytes=max_bytes, max_depth=codec.DEFAULT_LIMITS.max_depth))
+    except codec.CodecError as exc:
+        raise _wire_error(exc) from None
 
 
 def check_document(document: Any) -> None:
-    """WireError if a decoded document (from any parser) breaks our rules: too deep, a refused
-    number, or a lone surrogate in a string or key. Iterative, so depth itself cannot crash it."""
-    stack: list[tuple[Any, str, int]] = [(document, "", 0)]
-    while stack:
-        value, pointer, depth = stack.pop()
-        if isinstance(value, _Refused):
-            raise WireError(value.why, pointer or "/")
-        if isinstance(value, float) and not math.isfinite(value):
-            raise WireError(f"{value} is not a JSON number", pointer or "/")
-        if isinstance(value, str):
-            _text(value, pointer)
-        elif isinstance(value, (dict, list)):
-            if depth >= MAX_DEPTH:
-                raise WireError(f"nested more than {MAX_DEPTH} levels deep", clip(pointer, 80))
-            items = value.items() if isinstance(value, dict) else enumerate(value)
-            for key, item in items:
-                child = f"{pointer}/{_escape(key)}" if isinstance(key, str) else f"{pointer}/{key}"
-                if isinstance(key, str):
-                    _text(key, clip(child, 80))
-                stack.append((item, child, depth + 1))
-
-
-def _text(value: str, pointer: str) -> None:
+    """WireError if a document another parser produced breaks the codec's rules (for files)."""
     try:
-        value.encode("utf-8")
-    except UnicodeEncodeError as exc:
-        raise WireError(f"a lone surrogate \\u{ord(value[exc.start]):04x} is not text", clip(pointer, 80) or "/") \
-            from None
-
-
-def _escape(key: str) -> str:
-    """A key as a JSON-pointer segment, lone surrogates written as ``\\udXXX`` so it can be sent."""
-    return scrub(key.replace("~", "~0").replace("/", "~1"))
-
-
-def scrub(text: str) -> str:
-    """``text`` with anything UTF-8 cannot carry (lone surrogates) written as an escape."""
-    return text if text.isascii() else text.encode("utf-8", "backslashreplace").decode("utf-8")
+        codec.check(document, _OUT)
+    except codec.CodecError as exc:
+        raise _wire_error(exc) from None
 
 
 def encode_json(document: Any) -> str:
-    """Compact JSON that is always valid JSON (no NaN); ValueError if the document cannot be."""
-    return json.dumps(document, ensure_ascii=False, allow_nan=False, separators=(",", ":"))
-
-
-def _short_repr() -> reprlib.Repr:
-    r = reprlib.Repr()
-    r.maxlevel, r.maxstring, r.maxother, r.maxlong = 3, EXCERPT_CHARS, EXCERPT_CHARS, EXCERPT_CHARS
-    r.maxlist = r.maxtuple = r.maxdict = r.maxset = 6
-    return r
-
-
-_REPR = _short_repr()
+    """Compact JSON that a strict peer accepts; CodecError (a ValueError) if it cannot be."""
+    return codec.encode_text(document, _OUT)
 
 
 def excerpt(value: Any, limit: int = EXCERPT_CHARS, *, raw: bool = False) -> str:
-    """A short quote of a (bad) value: its repr, or the text itself with ``raw``, never over
-    ``limit`` characters plus its size; cheap even for a megabyte string or a deep list."""
+    """A short quote of a (bad) value: the codec's (a repr, cut, with its size), or with
+    ``raw`` the text itself, cut; never over ``limit`` characters of the value, always encodable."""
     if raw and isinstance(value, str):
-        text = scrub(value[: limit + 1])
-    else:
-        try:
-            text = _REPR.repr(value)
-        except RecursionError:
-            text = f"<a deeply nested {type(value).__name__}>"
-    if len(text) <= limit and not (isinstance(value, str) and len(value) > limit):
-        return text
-    size = f", {len(value)} chars" if isinstance(value, str) else ""
-    return f"{text[:limit]}…({type(value).__name__}{size})"
+        cut = codec.scrub(value[:limit])
+        return cut if len(value) <= limit else f"{cut}…({len(value)} chars)"
+    return codec.excerpt(value, limit)
 
 
 def clip(text: str, limit: int = MESSAGE_CHARS) -> str:
-    """A message of at most about ``limit`` characters: its start and end, the middle elided."""
-    if len(text) <= limit:
-        return scrub(text)
-    tail = min(60, limit // 3)
-    return scrub(f"{text[: limit - tail]} … {text[-tail:]}")
+    """A message of at most about ``limit`` characters, always encodable."""
+    return codec.scrub(codec.clip(text, limit))
