@@ -248,7 +248,9 @@ class Bus:
 
     def _on_connect(self, client, userdata, flags, reason_code, properties) -> None:
         if reason_code.is_failure:
-            hint = "check COMPANION_MQTT_USERNAME/PASSWORD (on a device: /etc/companion/mqtt/<node>.env)" \
+            hint = (f"check COMPANION_MQTT_PASSWORD and the account (COMPANION_MQTT_USERNAME, by default the "
+                    f"client id {self.client_id}); on a device: /etc/companion/mqtt/<unit>.env, and after "
+                    "renaming a node rerun install.sh --lan") \
                 if "auth" in str(reason_code).lower() or "password" in str(reason_code).lower() else ""
             log.warning("bus.refused", node=self.node_id, broker=str(self.broker), reason=str(reason_code), hint=hint)
             return

@@ -18,7 +18,7 @@ log = get_logger(__name__)
 
 LATER: dict[str, int] = {}
 
-# A node's id names its retained ``status/<id>`` and its MQTT client id (``<kind>-<id>``), so it
+# A node's id names its retained ``status/<id>`` and its MQTT client id (``<id>@<namespace>``), so it
 # must be the same on every start: a random one would leave a new retained topic per restart
 # that dashboards and ACLs cannot name. Defaults: body; camera-<source>, mic-<source> (from the
 # source); gateway-<port>; mcp-<companion id>; a brain is brain-<companion id>.

@@ -114,7 +114,7 @@ def test_two_processes_with_one_client_id_are_named(broker, caplog):
     while "bus.client_id_conflict" not in caplog.text and time.time() < deadline:
         time.sleep(0.1)
     first.close(); second.close()
-    assert "bus.client_id_conflict" in caplog.text and "brain-twin" in caplog.text
+    assert "bus.client_id_conflict" in caplog.text and "client_id=twin " in caplog.text
 
 
 def test_a_failing_handler_or_a_hostile_payload_never_kills_the_network_thread(broker):

@@ -219,7 +219,7 @@ def test_a_rerun_over_role_accounts_keeps_passwords_and_drops_the_old_accounts(s
     assert "camera" not in users and "body" in users
 
 
-def test_namespace_and_tracking_camera_shape_the_accounts(tmp_path):
+def test_namespace_tracking_camera_and_mcp_shape_the_accounts(tmp_path):
     config = tmp_path / "robot.toml"
     config.write_text((DEPLOY / "robot.example.toml").read_text().replace('# namespace = "robot1"',
                                                                            'namespace = "robot1"'))
@@ -227,9 +227,11 @@ def test_namespace_and_tracking_camera_shape_the_accounts(tmp_path):
     (root / "etc/companion").mkdir(parents=True)
     (root / "etc/companion/companion.env").write_text("COMPANION_CAMERA_SOURCE=/dev/video2\n"
                                                       "COMPANION_CAMERA_ARGS=--track --fps 5\n")
-    run = run_install(tmp_path, "--lan", "--config", str(config), root=root)
+    run = run_install(tmp_path, "--lan", "--config", str(config), "--with", "mcp", root=root)
     assert run.rc == 0, run.out
     acl = (root / "etc/companion/mosquitto/acl").read_text()
+    mcp = f"mcp-{load_companion(root / 'etc/companion/companions/pip.json').id}"
+    assert f"user {mcp}@robot1\ntopic write robot1/status/{mcp}\ntopic write robot1/actions\n" in acl
     camera = acl[acl.index("user camera-video2@robot1\n"):].split("\n\n")[0].splitlines()
     assert camera[1:] == ["topic write robot1/status/camera-video2", "topic write robot1/perceptions",
                           "topic write robot1/actions"]
