@@ -310,7 +310,8 @@ class CompanionBrain:
             tools.append(messaging_tool(others))
         tools = prompt.ground_tools(tools, perception)
         system = self.system_text(perception.title)
-        return self._turns.run(prompt.user_text(perception), tools, perception.id, system).results
+        spoken_to = perception.format == "text"     # words from a person (typed or heard)
+        return self._turns.run(prompt.user_text(perception), tools, perception.id, system, spoken_to).results
 
     def handle_message(self, message: CompanionMessage) -> list[ActionResult]:
         """A message from another companion: a turn whose tools include replying to it."""

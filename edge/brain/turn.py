@@ -60,16 +60,17 @@ class TurnRunner:
     def close(self) -> None:
         self._calls.shutdown(wait=False, cancel_futures=True)
 
-    def context(self, tools: list[Tool], system: str) -> ProviderContext:
+    def context(self, tools: list[Tool], system: str, spoken_to: bool = False) -> ProviderContext:
         """Everything a decision call carries besides the prompt; the warm-up sends the same, so
         the provider's prompt cache holds what every real call starts with."""
         b, cfg = self.brain, self.brain.config
         budget = cfg.max_tokens or (decision_budget(tools) if tools else None)
         history = [*prompt.example_turns(b.companion), *b.memory.window()]
         return ProviderContext(tools=tools, system=system, history=history, max_tokens=budget,
-                               temperature=cfg.temperature, timeout_s=cfg.call_timeout_s)
+                               temperature=cfg.temperature, timeout_s=cfg.call_timeout_s, spoken_to=spoken_to)
 
-    def run(self, user_text: str, tools: list[Tool], source_id: str, system: str) -> TurnOutcome:
+    def run(self, user_text: str, tools: list[Tool], source_id: str, system: str,
+            spoken_to: bool = False) -> TurnOutcome:
         b, cfg = self.brain, self.brain.config
         outcome = TurnOutcome()
         seen_failures: set[str] = set()
@@ -77,7 +78,7 @@ class TurnRunner:
         for round_no in range(cfg.max_corrections + 1):
             outcome.rounds = round_no + 1
             b.set_state(BrainState.ASSEMBLING_CONTEXT)
-            context = self.context(tools, system)
+            context = self.context(tools, system, spoken_to)
             b.set_state(BrainState.AWAITING_LLM)
             try:
                 response, latency = self._call(text, context)

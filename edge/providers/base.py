@@ -109,6 +109,7 @@ class ProviderContext:
     response_format: dict[str, Any] | None = None     # {"type": "json_schema", "schema": {...}} or {"type": "json_object"}
     structured: bool | None = None   # True: decide through a JSON-Schema-constrained reply instead of native tools
     cancel: threading.Event | None = None  # set it to abandon the call (E4002)
+    spoken_to: bool = False          # a person is talking to the companion: lean towards answering in words
 
 
 class ProviderError(Exception):

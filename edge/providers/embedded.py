@@ -50,6 +50,12 @@ TEXT_MAX_TOKENS = 256
 DECISION_TEMPERATURE = 0.2    # a small model strays fast when sampled hot inside a grammar
 TEXT_TEMPERATURE = 0.7
 _COMPACT_JSON = {"whitespace_flexible": False}
+# When a person talks to the companion, words are the usual answer: the tokens that open a JSON
+# decision get a small penalty, so the model acts only when it is fairly sure it was asked to.
+# Measured on Qwen2.5-Coder-0.5B (docs/embedded-model.md): without it, small talk ("It is raining
+# today") got a look copied from an example; -1.5 kept the commands it was sure of.
+WORDS_BIAS = -1.5
+_JSON_OPENERS = ("{", '{"', " {")
 
 _FINISH = {"stop": "end_turn", "length": "max_tokens", "tool_calls": "tool_use"}
 
@@ -144,7 +150,7 @@ class EmbeddedProvider:
                 response = self._text_response(result)
                 mode = "text"
             else:
-                response, result, mode = self._decide(request, tools)
+                response, result, mode = self._decide(request, tools, context.spoken_to)
             response.metadata.update(self._metadata(result, mode, time.perf_counter() - started,
                                                     response.metadata.get("finish_reason")))
         return response
@@ -192,7 +198,7 @@ class EmbeddedProvider:
             request["seed"] = self.seed
         return request
 
-    def _decide(self, request: dict[str, Any], tools: list) -> tuple[ProviderResponse, dict, str]:
+    def _decide(self, request: dict[str, Any], tools: list, spoken: bool = False) -> tuple[ProviderResponse, dict, str]:
         try:
             schema = decision_schema(tools)
         except ValueError as exc:
@@ -203,6 +209,8 @@ class EmbeddedProvider:
         request = {**DECISION_SAMPLING, **request}
         if self._llguidance and key not in self._schema_broken:
             speech = speech_of(tools)
+            if speech is not None and spoken:
+                request = {**request, "logit_bias": [[t, WORDS_BIAS] for t in _JSON_OPENERS]}
             result = self._complete({**request, "grammar": speech_grammar(schema, speech, _COMPACT_JSON)})
             response = self._decision_response(result, tools, speech)
             if not response.errors or _finish(result) == "length":
