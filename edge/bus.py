@@ -328,14 +328,14 @@ class Bus:
             elif payload is not None:
                 self._call(msg.topic, msg.payload, sub.handler, payload)
 
-    def _call(self, topic: str, raw: bytes, fn: Callable, *args: Any) -> None:
+    def _call(self, topic: str, raw: bytes | bytearray, fn: Callable, *args: Any) -> None:
         try:
             fn(*args)
         except Exception as exc:  # a handler bug must not kill the network thread
             handler = getattr(fn, "__qualname__", repr(fn))
             self._failed("handler_failed", topic, raw, f"{handler}: {exc!r}", exc_info=True)
 
-    def _failed(self, kind: str, topic: str, raw: bytes, reason: str, exc_info: bool = False) -> None:
+    def _failed(self, kind: str, topic: str, raw: bytes | bytearray, reason: str, exc_info: bool = False) -> None:
         """Count a failure and log it (throttled per kind); never raises."""
         try:
             with self._lock:

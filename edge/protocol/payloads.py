@@ -6,9 +6,9 @@ object, or a ``PayloadError`` names what was wrong. Senders build the object and
 ``encode()``, which refuses (``CodecError``) what a strict peer would refuse.
 
 The wire dict is derived from the dataclass fields, in the schema's ``properties`` order: a
-field's wire name is its own unless ``wire("from")`` says otherwise (``from`` is a Python
-keyword); a ``None`` field is left out; ``nested=`` names a dataclass member type; ``rest=True``
-collects every member the class does not name (``Status`` extras).
+field's wire name is its own unless its metadata says otherwise, ``field(metadata=wire("from"))``
+(``from`` is a Python keyword); a ``None`` field is left out; ``nested=`` names a dataclass
+member type; ``rest=True`` collects every member the class does not name (``Status`` extras).
 """
 
 from __future__ import annotations
@@ -17,7 +17,6 @@ import dataclasses
 import time
 import uuid
 from dataclasses import dataclass, field
-from functools import lru_cache
 from typing import Any, ClassVar, Literal, NamedTuple
 
 from jsonschema import Draft202012Validator
@@ -56,9 +55,9 @@ def now() -> float:
     return time.time()
 
 
-def wire(name: str | None = None, *, nested: type | None = None, rest: bool = False, **kwargs: Any) -> Any:
-    """A dataclass field with its wire mapping (see the module docstring)."""
-    return field(metadata={"wire": name, "nested": nested, "rest": rest}, **kwargs)
+def wire(name: str | None = None, *, nested: type | None = None, rest: bool = False) -> dict[str, Any]:
+    """A field's wire mapping, as its metadata (see the module docstring)."""
+    return {"wire": name, "nested": nested, "rest": rest}
 
 
 def _describe(error: Any) -> str:
@@ -78,13 +77,20 @@ class _Member(NamedTuple):
     rest: bool
 
 
-@lru_cache(maxsize=None)
+_MEMBERS: dict[type, tuple[_Member, ...]] = {}
+
+
 def _members(cls: type) -> tuple[_Member, ...]:
     """The wire members of a payload class, in its schema's property order (rest first)."""
+    cached = _MEMBERS.get(cls)
+    if cached is not None:
+        return cached
     members = [_Member(f.name, f.metadata.get("wire") or f.name, f.metadata.get("nested"), bool(f.metadata.get("rest")))
                for f in dataclasses.fields(cls)]
     order = list(getattr(cls, "SCHEMA", {}).get("properties", {}))
-    return tuple(sorted(members, key=lambda m: (not m.rest, order.index(m.name) if m.name in order else len(order))))
+    ranked = sorted(members, key=lambda m: (not m.rest, order.index(m.name) if m.name in order else len(order)))
+    _MEMBERS[cls] = tuple(ranked)
+    return _MEMBERS[cls]
 
 
 def _plain(value: Any) -> Any:
@@ -194,7 +200,7 @@ class Perception(Payload):
     body: Any
     format: PerceptionFormat = "text"
     to: str = "all"
-    sender: str = wire("from", default="user")
+    sender: str = field(default="user", metadata=wire("from"))
     id: str = field(default_factory=new_id)
     ts: float = field(default_factory=now)
 
@@ -220,7 +226,7 @@ class Action(Payload):
 
     name: str
     params: dict[str, Any]
-    sender: str = wire("from")
+    sender: str = field(metadata=wire("from"))
     id: str = field(default_factory=new_id)
     ts: float = field(default_factory=now)
 
@@ -253,10 +259,10 @@ class ActionResult(Payload):
     id: str
     name: str
     ok: bool
-    sender: str = wire("from")
+    sender: str = field(metadata=wire("from"))
     started: float
     finished: float
-    error: ActionError | None = wire(nested=ActionError, default=None)
+    error: ActionError | None = field(default=None, metadata=wire(nested=ActionError))
 
 
 @dataclass
@@ -271,7 +277,7 @@ class CompanionMessage(Payload):
         "properties": {"from": _NAME, "to": _NAME, "message": {"type": "string"}},
     }
 
-    sender: str = wire("from")
+    sender: str = field(metadata=wire("from"))
     to: str
     message: str
 
@@ -292,7 +298,7 @@ class Status(Payload):
     kind: str
     state: Literal["online", "offline"]
     ts: float = field(default_factory=now)
-    extra: dict[str, Any] = wire(rest=True, default_factory=dict)
+    extra: dict[str, Any] = field(default_factory=dict, metadata=wire(rest=True))
 
     def topic(self, namespace: str | None = None) -> str:
         base = f"{self.TOPIC}/{self.node}"
@@ -316,7 +322,7 @@ class Estop(Payload):
         "properties": {"from": _NAME, "engaged": {"type": "boolean"}, "ts": _TS},
     }
 
-    sender: str = wire("from")
+    sender: str = field(metadata=wire("from"))
     engaged: bool
     ts: float = field(default_factory=now)
 
@@ -334,7 +340,7 @@ class Reply(Payload):
                        "text": {"type": "string"}, "ok": {"type": "boolean"}, "ts": _TS},
     }
 
-    sender: str = wire("from")
+    sender: str = field(metadata=wire("from"))
     to: str
     in_reply_to: str
     text: str
