@@ -300,3 +300,18 @@ def test_estop_refuses_actions_without_sending_them(rig):
     wait(lambda: not b.estop_engaged)
     client.publish(Perception(title="input", body="/nod 2", sender="tester"))
     assert seen[Action].get(timeout=10).params == {"times": 2}
+
+
+def test_a_redelivered_perception_is_decided_once(rig):
+    """QoS 1 may deliver twice (a broker restart before the PUBACK): the robot must not answer twice."""
+    brain, client, seen, sim = rig
+    provider = ScriptedProvider([{"action": "speak", "params": {"message": "Hello!"}}], loop=True)
+    b = brain(provider)
+    perception = Perception(title="input", body="hello there")
+    client.publish(perception)
+    client.publish(perception)                                   # the same id again
+    client.publish(Perception(title="input", body="and again"))  # a new id: decided
+    wait(lambda: b.handled == 2)
+    spoken = [a.params["message"] for a in drain(seen[Action])]
+    assert spoken == ["Hello!", "Hello!"] and len(provider.calls) == 2
+    assert [c[0] for c in provider.calls][0].endswith("hello there")

@@ -34,6 +34,7 @@ from edge.brain.turn import TurnRunner, messaging_tool, refused
 from edge.bus import Bus
 from edge.log import get_logger
 from edge.protocol.companion import Companion
+from edge.protocol.dedupe import RecentIds
 from edge.protocol.payloads import Action, ActionError, ActionResult, CompanionMessage, Estop, Perception, Reply
 from edge.providers.base import Provider, ProviderError, ToolCall, warm
 from edge.providers.retrieval import choose_tools, perception_query
@@ -96,6 +97,7 @@ class CompanionBrain:
         self._stop = threading.Event()
         self._turns = TurnRunner(self)
         self._views = ViewMemory()
+        self._seen_ids = RecentIds()
         self._fast = FastPath(self)   # the file's sentence templates, compiled once
         self._thread = threading.Thread(target=self._run, name=f"brain-{companion.name}", daemon=True)
         self._slash_thread = threading.Thread(target=self._run_slash, name=f"slash-{companion.name}", daemon=True)
@@ -192,6 +194,9 @@ class CompanionBrain:
             self.ignored += 1
             self.observer("perception_rejected", {"perception": perception.to_dict(),
                                                   "reason": f"unknown perception title {perception.title!r}; known: {known}"})
+            return
+        if not self._seen_ids.first_time(perception.id):   # a QoS-1 redelivery: decided already
+            log.info("perception.duplicate", companion=self.companion.name, id=perception.id)
             return
         if perception.format == "text" and is_slash(perception.body):
             self._enqueue_slash(perception)
