@@ -128,19 +128,21 @@ def cmd_validate(args: argparse.Namespace) -> int:
 
 def cmd_perceive(args: argparse.Namespace) -> int:
     from edge.bus import Bus
+    from edge.protocol import codec
     from edge.protocol.payloads import Perception, PayloadError
 
     body: object = args.body
     if args.format == "object":
         try:
-            body = json.loads(args.body)
-        except json.JSONDecodeError as exc:
-            print(f"companion perceive: BODY is not JSON (needed for --format object): {exc}", file=sys.stderr)
+            body = codec.decode(args.body, Perception.LIMITS)
+        except codec.CodecError as exc:
+            print(f"companion perceive: BODY is not acceptable JSON (needed for --format object): {exc}", file=sys.stderr)
             return EXIT_USAGE
     perception = Perception(title=args.title, body=body, format=args.format, to=args.to, sender="cli")
     try:
         Perception.check(perception.to_dict())
-    except PayloadError as exc:
+        perception.encode()  # e.g. undecodable bytes in an argument arrive as lone surrogates
+    except (PayloadError, codec.CodecError) as exc:
         print(f"companion perceive: {exc}", file=sys.stderr)
         return EXIT_USAGE
     bus = Bus("perceive", "cli", settings_from(args).broker, namespace=args.namespace, persistent=False, announce=False)
