@@ -193,3 +193,11 @@ def test_salvage_reads_what_a_refused_message_says_about_itself():
     assert codec.salvage(b"[" * 100_000) == {}
     assert codec.salvage(b"\xff\xfe") == {}
     assert codec.salvage(b"x" * (2 << 20)) == {}
+
+
+def test_float_subclasses_are_written_as_plain_numbers():
+    """A detector's numpy float64 is a float: written as one (orjson alone refuses it), NaN still refused."""
+    np = pytest.importorskip("numpy")
+    assert codec.encode({"score": np.float64(0.5), "box": [np.float64(1)]}) == b'{"score":0.5,"box":[1.0]}'
+    with pytest.raises(CodecError, match="/score: NaN"):
+        codec.encode({"score": np.float64("nan")})

@@ -318,10 +318,22 @@ def encode(value: Any, limits: Limits = DEFAULT_LIMITS) -> bytes:
     """Compact UTF-8 JSON of plain data, or CodecError naming the field that cannot be sent
     (NaN, a lone surrogate, a 65-bit integer, too deep, too large)."""
     _walk(value, limits, strings=True)
-    data = orjson.dumps(value)
+    try:
+        data = orjson.dumps(value, default=_plain_number)
+    except orjson.JSONEncodeError as exc:  # only past orjson's own limits (nesting beyond 254)
+        raise CodecError(f"cannot be encoded: {exc}") from None
     if len(data) > limits.max_bytes:
         raise CodecError(f"{len(data)} bytes is over the {limits.max_bytes}-byte limit")
     return data
+
+
+def _plain_number(value: Any) -> Any:
+    """orjson's hook for float and int subclasses it does not write itself (numpy's float64)."""
+    if isinstance(value, float):
+        return float(value)
+    if isinstance(value, int):
+        return int(value)
+    raise TypeError(f"{type(value).__name__} is not a JSON value")
 
 
 def encode_text(value: Any, limits: Limits = DEFAULT_LIMITS) -> str:
