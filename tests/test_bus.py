@@ -22,7 +22,7 @@ def test_typed_round_trip_with_namespace(broker):
          Bus("pub", "test", broker.address, namespace="robot1") as pub, \
          Bus("other", "test", broker.address, namespace="robot2") as other:
         got = _collect(sub, Perception)
-        time.sleep(0.2)
+        assert sub.wait_subscribed(5)
         other.publish(Perception(title="input", body="wrong robot"))
         sent = Perception(title="input", body="hello", to="abc")
         pub.publish(sent).wait_for_publish(2)
@@ -36,7 +36,7 @@ def test_invalid_payload_is_reported_not_raised(broker):
     with Bus("sub", "test", broker.address) as sub, Bus("pub", "test", broker.address) as pub:
         good = _collect(sub, Action)
         sub.subscribe(Action, lambda a: None, on_invalid=lambda topic, err, raw: invalid.append((topic, err.message, raw)))
-        time.sleep(0.2)
+        assert sub.wait_subscribed(5)
         pub.publish_raw("actions", b"{not json").wait_for_publish(2)
         pub.publish_raw("actions", b'{"id": "x", "from": "a", "name": "speak", "params": [], "ts": 1}').wait_for_publish(2)
         pub.publish(Action(name="speak", params={"message": "hi"}, sender="brain")).wait_for_publish(2)
@@ -52,7 +52,7 @@ def test_invalid_payload_is_reported_not_raised(broker):
 def test_status_online_then_offline_on_close_and_last_will(broker):
     with Bus("watcher", "test", broker.address) as watcher:
         statuses = _collect(watcher, Status)
-        time.sleep(0.2)
+        assert watcher.wait_subscribed(5)
         clean = Bus("clean", "body", broker.address).connect()
         assert _next_for(statuses, "clean").state == "online"
         clean.close()
@@ -81,7 +81,7 @@ def test_no_qos1_action_lost_across_broker_restart(broker):
     sub = Bus("body", "body", broker.address).connect()
     sub.subscribe(Action, received.append)
     pub = Bus("brain", "brain", broker.address).connect()
-    time.sleep(0.3)
+    assert sub.wait_subscribed(5)
     sent = []
     for i in range(60):
         if i == 20:
