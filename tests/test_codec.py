@@ -10,7 +10,7 @@ import json
 import math
 
 import pytest
-from hypothesis import given, settings, strategies as st
+from hypothesis import example, given, settings, strategies as st
 
 from edge.protocol import codec
 from edge.protocol.codec import CodecError, Limits
@@ -100,6 +100,11 @@ def test_depth_is_bounded_exactly(depth):
 
 
 @given(st.integers(min_value=-(2 ** 70), max_value=2 ** 70))
+@example(-(2 ** 63) - 1)   # 19 digits, which orjson alone reads as a float
+@example(-(2 ** 63))
+@example(2 ** 63 - 1)
+@example(2 ** 63)
+@example(2 ** 64)
 def test_integers_beyond_64_bits_are_refused_both_ways(number):
     inside = codec.INT_MIN <= number <= codec.INT_MAX
     data = json.dumps({"n": number}).encode()

@@ -171,19 +171,22 @@ def _parse_error(text: str, msg: str, pos: int, limits: Limits) -> CodecError:
 
 
 _NUMBER = re.compile(r"-?([0-9]*+)([.eE]?)")
-_LONG_DIGITS = re.compile(r"[0-9]{20}")
-_TOKEN_OR_BIG_INT = re.compile(r'"(?:[^"\\]++|\\.)*+"|(?<![0-9.eE+-])-?[0-9]{20,}+(?![.eE])')
+_LONG_DIGITS = re.compile(r"[0-9]{19}")
+_TOKEN_OR_LONG_INT = re.compile(r'"(?:[^"\\]++|\\.)*+"|(?<![0-9.eE+-])-?[0-9]{19,}+(?![.eE])')
 
 
 def _check_integers(text: str) -> None:
-    """orjson reads an integer past 64 bits as a float; our contract refuses it instead.
-    Only valid JSON reaches here, so the string-aware scan below is linear."""
+    """orjson reads an integer past 64 bits as a float (a 19-digit one below -2**63 too); our
+    contract refuses it instead. Only valid JSON reaches here, so the string-aware scan is linear."""
     if _LONG_DIGITS.search(text) is None:
         return
-    for match in _TOKEN_OR_BIG_INT.finditer(text):
+    for match in _TOKEN_OR_LONG_INT.finditer(text):
         literal = match.group(0)
-        if not literal.startswith('"'):
-            raise CodecError(f"an integer of {len(literal.lstrip('-'))} digits is beyond the 64-bit range",
+        if literal.startswith('"'):
+            continue
+        digits = len(literal.lstrip("-"))
+        if digits > 19 or not INT_MIN <= int(literal) <= INT_MAX:
+            raise CodecError(f"an integer of {digits} digits is beyond the 64-bit range",
                              _pointer_at(text, match.start()), excerpt(literal))
 
 
