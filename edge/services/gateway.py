@@ -1,7 +1,7 @@
 """The Gateway: the single-server seed's HTTP/WebSocket face, bridged to the MQTT bus, so its
 clients (perceptions over HTTP, actions over a WebSocket) work beside the distributed nodes.
 
-- ``POST /perceptions``: a plain perception ``{"title", "body", "format"?, "to"?, "from"?}``
+- ``POST /perceptions``: a plain perception (checked in ``perception_input.py``) ``{"title", "body", "format"?, "to"?, "from"?}``
   (202 ``{"id"}``) or a JSON-RPC 2.0 ``perception.send``; ``POST /rpc``: JSON-RPC only. Fields
   are checked (against the companion's own perception schema too) before anything is published.
 - ``GET /ws``: every ``Action`` as an ``action.execute`` notification, every ``ActionResult`` as
@@ -25,10 +25,8 @@ import threading
 import uuid
 from collections import deque
 from dataclasses import dataclass, field
-from functools import lru_cache
 from typing import Any, Callable, Sequence
 
-from jsonschema import Draft202012Validator
 from starlette.applications import Starlette
 from starlette.exceptions import HTTPException
 from starlette.requests import Request
@@ -39,19 +37,18 @@ from starlette.websockets import WebSocket
 from edge.broker import BrokerAddress
 from edge.bus import Bus
 from edge.log import get_logger
-from edge.protocol.companion import Companion, PerceptionSpec
-from edge.protocol.payloads import Action, ActionResult, Perception, PayloadError, Reply
+from edge.protocol.companion import Companion
+from edge.protocol.payloads import Action, ActionResult, Perception, Reply
 from edge.services import jsonrpc
 from edge.services.access import AccessPolicy
 from edge.services.connection_limits import ConnectionLimits
 from edge.services.http_server import serve_forever
+from edge.services.perception_input import FieldError, kind_of, perception_from
 from edge.services.wire import clip, encode_json, excerpt
 
 log = get_logger(__name__)
 
 DEFAULT_PORT = 8765
-FORMATS = ("text", "object", "image")
-FIELDS = ("title", "body", "format", "to", "from")
 
 
 @dataclass
@@ -68,86 +65,6 @@ class GatewayConfig:
     max_body_bytes: int = 4 * 1024 * 1024  # an image perception as base64 fits; a runaway upload does not
     client_queue: int = 256                # notifications held per WebSocket client before dropping the oldest
     default_sender: str = "user"           # ``from`` when the client leaves it out
-
-
-class FieldError(ValueError):
-    """A perception field that cannot be accepted; ``field`` names it (None: the whole body).
-    A message that starts with a JSON pointer already says where, so it is not prefixed."""
-
-    def __init__(self, field: str | None, message: str):
-        super().__init__(f"{field}: {message}" if field and not message.startswith("/") else message)
-        self.field = field
-
-
-# -- perception input -----------------------------------------------------------------------
-
-
-def perception_from(fields: Any, companions: Sequence[Companion] = (), default_sender: str = "user") -> Perception:
-    """Build a Perception from client fields, or raise FieldError naming the first bad field."""
-    if not isinstance(fields, dict):
-        raise FieldError(None, f"expected a JSON object with at least title and body, not {_kind(fields)}")
-    unknown = sorted(set(fields) - set(FIELDS))
-    if unknown:
-        raise FieldError(excerpt(unknown[0], 40, raw=True), f"unknown field; a perception has {', '.join(FIELDS)}")
-    title = _name(fields, "title", None)
-    if "body" not in fields:
-        raise FieldError("body", "required")
-    body = fields["body"]
-    fmt = fields.get("format", "text")
-    if fmt not in FORMATS:
-        raise FieldError("format", f"{excerpt(fmt)} is not one of {', '.join(FORMATS)}")
-    if fmt in ("text", "image") and not isinstance(body, str):
-        raise FieldError("body", f"must be a string when format is {fmt!r} (got {_kind(body)})")
-    perception = Perception(title=title, body=body, format=fmt, to=_name(fields, "to", "all"),
-                            sender=_name(fields, "from", default_sender))
-    if companions:
-        _check_against_companions(perception, companions)
-    try:
-        Perception.check(perception.to_dict())
-    except PayloadError as exc:  # a wire rule the checks above missed; its message names the field
-        raise FieldError(exc.message.split(":", 1)[0].strip("/") or None, clip(exc.message)) from None
-    return perception
-
-
-def _kind(value: Any) -> str:
-    return {dict: "an object", list: "an array", str: "a string", bool: "a boolean",
-            type(None): "null"}.get(type(value), "a number")
-
-
-def _name(fields: dict, key: str, default: str | None) -> str:
-    value = fields.get(key, default)
-    if value is None:
-        raise FieldError(key, "required, a non-empty string")
-    if not isinstance(value, str) or not value.strip():
-        raise FieldError(key, f"must be a non-empty string (got {_kind(value)})")
-    if len(value) > 200:
-        raise FieldError(key, f"at most 200 characters (got {len(value)})")
-    return value
-
-
-def _check_against_companions(perception: Perception, companions: Sequence[Companion]) -> None:
-    """The addressee must exist, know the title, and accept the body under its perception schema."""
-    if perception.to != "all" and perception.to not in [c.id for c in companions]:
-        known = ", ".join(f"{c.id} ({c.name})" for c in companions)
-        raise FieldError("to", f"no companion {excerpt(perception.to)} here; use all or one of: {known}")
-    targets = [c for c in companions if perception.to in ("all", c.id)]
-    specs = [s for c in targets if (s := c.perception(perception.title)) is not None]
-    if not specs:
-        known = sorted({p.title for c in targets for p in c.perceptions})
-        raise FieldError("title", f"unknown perception {excerpt(perception.title)}; known: {', '.join(known)}")
-    instance = {"title": perception.title, "format": perception.format, "body": perception.body}
-    problems = [sorted(_validator(spec).iter_errors(instance), key=lambda e: list(e.absolute_path))
-                for spec in specs]
-    if all(problems):
-        errors = problems[0]
-        field = str(errors[0].absolute_path[0]) if errors[0].absolute_path else None
-        said = "; ".join(f"/{'/'.join(map(str, e.absolute_path))}: {clip(e.message, 160)}" for e in errors[:5])
-        raise FieldError(field, clip(f"{said} (perception {perception.title!r} of the companion definition)"))
-
-
-@lru_cache(maxsize=256)
-def _validator(spec: PerceptionSpec) -> Draft202012Validator:
-    return Draft202012Validator(spec.schema, format_checker=Draft202012Validator.FORMAT_CHECKER)
 
 
 # -- WebSocket fan-out ----------------------------------------------------------------------
@@ -284,7 +201,7 @@ class Gateway:
     async def _rpc_perception(self, params: Any) -> dict[str, str]:
         if not isinstance(params, dict):
             raise jsonrpc.RpcError(jsonrpc.INVALID_PARAMS, "params must be an object with title and body"
-                                   f" (got {_kind(params)})", {"field": None})
+                                   f" (got {kind_of(params)})", {"field": None})
         try:
             return {"id": self.send_perception(params).id}
         except FieldError as exc:
