@@ -180,10 +180,10 @@ class BodyNode:
             detail = "; ".join(f"{p.pointer or '/'}: {p.message}" for p in problems)
             self._finish(action, started, ActionError("invalid_params", f"{action.name}: {detail}"))
             return
+        self._cancel.clear()   # before the estop check: an estop from now on sets it again
         if self.estop_engaged:
             self._finish(action, started, ActionError("estop_engaged", "emergency stop is engaged; action refused"))
             return
-        self._cancel.clear()
         self.timeline.record("action.started", id=action.id, name=action.name, params=action.params)
         try:
             self.executor.execute(action, self._cancel)

@@ -182,7 +182,12 @@ class SafetyGate:
             self.hold()
 
     def relax(self) -> None:
-        """Torque off everywhere; the next command needs ``wake`` (positions may have changed)."""
+        """Torque off everywhere; the next command needs ``wake`` (positions may have changed).
+
+        Refused while the estop is engaged: the estop holds with torque on.
+        """
         with self._lock:
+            if self.estop:
+                raise SafetyError("estop_engaged", "emergency stop is engaged; torque stays on, holding")
             self.state = "resting"
             self.io.torque(None, False)

@@ -1,7 +1,9 @@
 """Watch the broker for what the servos must react to: estop, a brain gone offline, silence.
 
 - ``estop`` (retained): engaged -> the servo body holds where it is and refuses motion,
-  released -> it resumes (and runs a safe pose that was asked for meanwhile).
+  at once, even in the middle of a safe pose; released -> it accepts motion again from
+  where it stands. Nothing moves by itself on release: a safe pose the estop cut short
+  (or that was asked for meanwhile) is dropped, and the watchdog counts afresh.
 - ``status/<brain>`` going ``offline`` (a clean shutdown, or the broker publishing the
   brain's last will when it vanished): that companion's actions still queued are refused
   until its brain is back, and once no watched brain is online, the body moves to its
@@ -10,8 +12,10 @@
 - the watchdog: no action for ``watchdog_s`` -> safe pose, torque off.
 - servo faults and safety state changes go out on the body's own ``status/<node>``.
 
-Handlers only enqueue; one worker thread does the serial I/O, so paho's network thread
-never waits on a servo.
+Handlers only enqueue, except the estop's engage: one worker thread does the serial I/O
+(the safe pose takes seconds), and an estop queued behind it would wait for it to end. So
+engaging runs in the handler (a hold: one read and one write per bus); the release goes
+through the queue, and is skipped there if the estop was engaged again meanwhile.
 """
 
 from __future__ import annotations
@@ -45,6 +49,8 @@ class SafetyMonitor:
         self._events: queue.Queue[tuple[str, Any] | None] = queue.Queue()
         self._thread = threading.Thread(target=self._run, name="safety-monitor", daemon=True)
         self._stopped = threading.Event()
+        self._estop_lock = threading.Lock()    # orders the handler's engage and the worker's release
+        self._estop_wanted = False             # the latest estop message, engaged or not
 
     def start(self) -> "SafetyMonitor":
         self.body.on_fault = lambda fault: self._events.put(("fault", fault))
@@ -70,7 +76,14 @@ class SafetyMonitor:
             self._events.put(("brain", (status.node, status.state, status.extra.get("companion"))))
 
     def _on_estop(self, estop: Estop) -> None:
-        self._events.put(("estop", estop.engaged))
+        """Engage here and now (the worker may be busy with a safe pose); queue the release."""
+        with self._estop_lock:
+            self._estop_wanted = estop.engaged
+            if estop.engaged:
+                log.warning("safety.estop", engaged=True)
+                self.body.set_estop(True)
+                return
+        self._events.put(("estop", False))
 
     # -- worker ------------------------------------------------------------------------------
 
@@ -89,8 +102,10 @@ class SafetyMonitor:
 
     def _handle(self, kind: str, value: Any) -> None:
         if kind == "estop":
-            log.warning("safety.estop", engaged=value)
-            self.body.set_estop(value)
+            with self._estop_lock:
+                if not self._estop_wanted:   # else: engaged again since this release was queued
+                    log.warning("safety.estop", engaged=False)
+                    self.body.set_estop(False)
         elif kind == "brain":
             node, state, companion = value
             companion = companion if isinstance(companion, str) else self._companion_of.get(node)

@@ -6,7 +6,8 @@ reading the servos back every tick, until every joint is within tolerance of its
 the planned time plus ``settle_s`` has run out. A servo fault, a timeout or a cancel stops
 the motion where it is (hold) and fails the action with a message naming the joint.
 ``speak`` goes to the speech Speaker when one is given. ``go_safe`` brings the body to its
-safe pose slowly and turns torque off (brain offline, watchdog, shutdown).
+safe pose slowly and turns torque off (brain offline, watchdog, shutdown). The estop stops
+every motion, the safe pose included, at the next control tick; releasing it moves nothing.
 """
 
 from __future__ import annotations
@@ -49,7 +50,6 @@ class ServoBody:
         self._interrupt = threading.Event()    # stop(): leave the current motion, hold
         self._busy = 0
         self._last_activity = clock()
-        self._pending_safe: str | None = None  # a safe-pose request that arrived during estop
         self.blocked: dict[str, str] = {}      # sender -> why its actions are refused (its brain died)
 
     # -- lifecycle --------------------------------------------------------------------------
@@ -120,17 +120,23 @@ class ServoBody:
     # -- safety hooks (driven by SafetyMonitor) ---------------------------------------------
 
     def set_estop(self, engaged: bool) -> None:
-        """Engaged: refuse motion and hold at the servo level. Released: a deferred safe pose runs."""
+        """Engaged: refuse motion and hold at the servo level; the motion in progress, a safe
+        pose too, ends at its next tick. Released: the body stays where it stopped, torque as
+        it was, until an action moves it. A safe pose the estop cut short is not resumed (a
+        released estop must not start motion by itself); the watchdog's count starts again,
+        so an unattended body still comes to rest ``watchdog_s`` later.
+
+        Quick enough for a bus handler: no motion lock, only the gate's (one write long).
+        """
         if engaged:
             self._interrupt.set()
         try:
             self.gate.set_estop(engaged)
         except ServoError as exc:
             self._report_fault(exc, during="estop hold")
+        if not engaged:
+            self._last_activity = self.clock()
         self._changed()
-        if not engaged and self._pending_safe:
-            reason, self._pending_safe = self._pending_safe, None
-            self.go_safe(reason)
 
     def block_sender(self, sender: str, reason: str | None) -> None:
         """Refuse ``sender``'s actions (None: accept them again). A brain that vanished may
@@ -141,10 +147,10 @@ class ServoBody:
             self.blocked[sender] = reason
 
     def go_safe(self, reason: str) -> bool:
-        """Safe pose at homing speed, then torque off. Deferred while estop holds the body."""
+        """Safe pose at homing speed, then torque off. Not while the estop holds the body,
+        and an estop on the way stops it there (False): the body holds where it stopped."""
         if self.gate.estop:
-            self._pending_safe = reason
-            log.warning("safety.safe_pose_deferred", reason=reason, because="estop engaged")
+            log.warning("safety.safe_pose_skipped", reason=reason, because="estop engaged")
             return False
         self._interrupt.set()
         with self._motion:
@@ -157,13 +163,15 @@ class ServoBody:
                 self._move(rest, None, speed_cap=self.config.control.home_speed_dps)
             except (ActionFailure, ServoError) as exc:
                 log.warning("safety.safe_pose_incomplete", reason=str(exc))
-            except SafetyError:  # estop engaged on the way: hold there, rest after release
-                self._pending_safe = reason
+            except SafetyError:  # estop engaged on the way: the gate holds it there
+                log.warning("safety.safe_pose_stopped", reason=reason, because="estop engaged")
                 return False
             try:
                 self.gate.relax()
             except ServoError as exc:
                 self._report_fault(exc, during="torque off")
+            except SafetyError:  # estop engaged just as the pose was reached: torque stays on
+                return False
             self.timeline.record("safety.rest", reason=reason)
             self._changed()
             return True

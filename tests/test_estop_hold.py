@@ -4,22 +4,29 @@ The servos here are the byte-level simulator on a real pty, slowed so that they 
 their goal the way a loaded servo does. A safe pose (homing speed, not cancellable by
 ``stop``) is under way when the estop engages: the servo's goal register must become where
 the servo is at that moment, or it would go on travelling to the old goal while "held". A
-move that arrives during the estop is refused and changes nothing; releasing the estop
-carries out the safe pose it deferred.
+move that arrives during the estop is refused and changes nothing. Releasing the estop
+moves nothing by itself: the cut-short safe pose is not resumed, the body holds where it
+stopped (torque on, as during the estop) until an action moves it.
 """
 
 from __future__ import annotations
 
+import queue
 import threading
+from typing import Callable, NamedTuple
 
 import pytest
 
 from body_drivers.body_config import parse_body_config
 from body_drivers.kinematics import scale_for, to_degrees
-from body_drivers.node import ActionFailure
+from body_drivers.node import ActionFailure, BodyNode
+from body_drivers.safety_monitor import SafetyMonitor
 from body_drivers.servo.sim import start_simulator
 from body_drivers.servo_body import build_servo_body
-from edge.protocol.payloads import Action
+from edge.bus import Bus
+from edge.config import DEFAULT_COMPANION
+from edge.protocol.companion import load_companion
+from edge.protocol.payloads import Action, ActionResult, Estop, Status
 from servo_harness import wait_for
 from test_servo_body import body_table
 
@@ -34,6 +41,48 @@ def degrees(sim, config, name: str, register: str) -> float:
         servo.update()
         ticks = servo.goal() if register == "goal" else round(servo.position)
     return to_degrees(joint, scale_for(joint), ticks)
+
+
+class GoalWrite(NamedTuple):
+    joint: str
+    goal: float        # degrees, as the servo stored it
+    present: float     # where the servo was when the goal arrived
+    estop: bool        # whether the body's estop was engaged when the servo took it
+
+
+class GoalLog:
+    """Every goal the simulated servos take, in order; tests wait on it instead of sleeping."""
+
+    def __init__(self, sim, config, body) -> None:
+        self.rows: list[GoalWrite] = []
+        self._cond = threading.Condition()
+        joints = {j.id: j for j in config.joints}
+        handler, original = sim.handler, sim.handler._write
+
+        def write(servo, address: int, data: bytes):
+            extra = original(servo, address, data)
+            if servo.covers("goal_position", address, len(data)):
+                joint = joints[servo.servo_id]
+                scale = scale_for(joint)
+                row = GoalWrite(joint.name, to_degrees(joint, scale, servo.goal()),
+                                to_degrees(joint, scale, round(servo.position)), body.gate.estop)
+                with self._cond:
+                    self.rows.append(row)
+                    self._cond.notify_all()
+            return extra
+        handler._write = write
+
+    def wait(self, predicate: Callable[[list[GoalWrite]], bool], timeout: float = 10) -> bool:
+        with self._cond:
+            return self._cond.wait_for(lambda: predicate(self.rows), timeout)
+
+    def since(self, n: int, joint: str) -> list[GoalWrite]:
+        with self._cond:
+            return [r for r in self.rows[n:] if r.joint == joint]
+
+    def __len__(self) -> int:
+        with self._cond:
+            return len(self.rows)
 
 
 @pytest.fixture
@@ -60,7 +109,7 @@ def test_estop_during_a_safe_pose_holds_the_servo_where_it_is(slow_body):
     body.set_estop(True)
     resting.join(10)
     held = degrees(sim, config, "tilt", "present")
-    assert outcome == [False] and body.state == "estop"               # the safe pose waits for release
+    assert outcome == [False] and body.state == "estop"               # the safe pose stopped there
     assert -19 < held < -1.5
     assert degrees(sim, config, "tilt", "goal") == pytest.approx(held, abs=1.0)   # told to stay, not to go on
 
@@ -73,6 +122,98 @@ def test_estop_during_a_safe_pose_holds_the_servo_where_it_is(slow_body):
     with sim.server.lock:
         assert [sim.servos[i].get("torque_enable") for i in (1, 2)] == [1, 1]   # holding, not limp
 
-    body.set_estop(False)                                             # released: the deferred safe pose
-    assert body.state == "resting"
-    assert degrees(sim, config, "tilt", "present") == pytest.approx(-20, abs=config.control.tolerance_deg)
+    body.set_estop(False)                                             # released: stays where it stopped
+    assert body.state == "active"
+    assert degrees(sim, config, "tilt", "goal") == pytest.approx(held, abs=1.0)
+    with sim.server.lock:
+        assert [sim.servos[i].get("torque_enable") for i in (1, 2)] == [1, 1]
+
+
+def test_estop_from_the_bus_cuts_the_safe_pose_of_a_vanished_brain(broker, slow_body):
+    """The safe pose runs on the monitor's worker; the estop must not wait behind it."""
+    sim, config, body = slow_body
+    pip = load_companion(DEFAULT_COMPANION)
+    body_bus = Bus("body-estop", "body", broker.address).connect()
+    node = BodyNode(body_bus, body, [pip]).start()
+    monitor = SafetyMonitor(body_bus, body).start()
+    watch = Bus("watcher", "test", broker.address, announce=False).connect()
+    results: queue.Queue[ActionResult] = queue.Queue()
+    safety: queue.Queue[str] = queue.Queue()
+    watch.subscribe(ActionResult, results.put)
+    watch.subscribe(Status, lambda s: safety.put(s.extra.get("safety")) if s.node == "body-estop" else None)
+    brain = Bus(f"brain-{pip.id}", "brain", broker.address, keepalive=1).connect()
+    back: Bus | None = None
+    try:
+        assert body_bus.wait_subscribed(5) and watch.wait_subscribed(5)
+        brain.set_status("online", companion=pip.id)
+        assert wait_for(lambda: brain.node_id in monitor.online, timeout=5)
+        goals = GoalLog(sim, config, body)
+
+        brain.client._sock.close()   # the brain dies without DISCONNECT: the broker sends its will
+        brain.client.loop_stop()
+        assert goals.wait(lambda rows: any(r.joint == "tilt" and r.goal <= -19.5 and r.present <= -2 for r in rows))
+        watch.publish(Estop(sender="operator", engaged=True))
+        until(safety, "estop")        # published by the monitor's worker, once its safe pose gave up
+
+        engaged = goals.since(0, "tilt")
+        during = [r for r in engaged if r.estop]
+        assert during, f"no hold was written; tilt's last goal {engaged[-1].goal:.1f}° at {engaged[-1].present:.1f}°"
+        hold = during[-1]
+        assert -19 < hold.present < -1.5                    # stopped half-way, not at the safe -20°
+        assert hold.goal == pytest.approx(hold.present, abs=1.0)   # the goal became where it stood
+        assert len(during) <= 2                             # at most one tick in flight, then the hold
+        n = len(goals)
+
+        refused = Action(name="look", params={"x": 1, "y": 1, "z": 1}, sender=pip.id)
+        watch.publish(refused)
+        assert result_for(results, refused.id).error.code == "estop_engaged"
+        assert len(goals) == n                              # no goal written while the estop holds
+        assert degrees(sim, config, "tilt", "present") == pytest.approx(hold.present, abs=1.0)
+        with sim.server.lock:
+            assert [sim.servos[i].get("torque_enable") for i in (1, 2)] == [1, 1]   # holding, not limp
+
+        watch.publish(Estop(sender="operator", engaged=False))
+        until(safety, "active")       # after the release was handled: not resting, not moving
+        back = Bus(f"brain-{pip.id}", "brain", broker.address).connect()   # the monitor keeps working
+        back.set_status("online", companion=pip.id)
+        assert wait_for(lambda: pip.id not in body.blocked, timeout=5)
+        after = goals.since(n, "tilt")                      # only the release's own hold, if any
+        assert all(r.goal == pytest.approx(hold.present, abs=1.0) for r in after), after
+        assert degrees(sim, config, "tilt", "present") == pytest.approx(hold.present, abs=1.0)
+        with sim.server.lock:
+            assert [sim.servos[i].get("torque_enable") for i in (1, 2)] == [1, 1]   # torque as before
+
+        moved = Action(name="look", params={"x": 0, "y": 0, "z": 1}, sender=pip.id)
+        watch.publish(moved)                                # motion again only when asked
+        done = result_for(results, moved.id)
+        assert done.ok, done.error
+    finally:
+        for bus in (back, brain):
+            if bus is not None:
+                bus.close()
+        monitor.stop()
+        node.stop()
+        watch.close()
+        body_bus.close()
+
+
+def until(statuses: queue.Queue[str], state: str, timeout: float = 10) -> None:
+    """Wait for the body's status to say ``state``; the states on the way are skipped."""
+    seen: list[str] = []
+    while True:
+        try:
+            seen.append(statuses.get(timeout=timeout))
+        except queue.Empty:
+            raise AssertionError(f"the body never said {state!r}; it said {seen}") from None
+        if seen[-1] == state:
+            return
+
+
+def result_for(results: queue.Queue[ActionResult], action_id: str, timeout: float = 15) -> ActionResult:
+    while True:
+        try:
+            result = results.get(timeout=timeout)
+        except queue.Empty:
+            raise AssertionError(f"no result for action {action_id}") from None
+        if result.id == action_id:
+            return result

@@ -254,7 +254,7 @@ def test_look_reaches_its_goal_and_clamps_what_is_out_of_reach():
 
 
 def test_estop_holds_and_refuses_until_released():
-    body, bus, _ = make_body()
+    body, bus, clock = make_body()
     body.start()
     body.set_estop(True)
     n = len(bus.writes)
@@ -262,11 +262,14 @@ def test_estop_holds_and_refuses_until_released():
         body.execute(Action(name="look", params={"x": 1, "y": 0, "z": 1}, sender="t"), threading.Event())
     assert err.value.code == "estop_engaged" and len(bus.writes) == n
     assert body.state == "estop" and bus.torque == {1: True, 2: True}    # holding, not limp
-    body.go_safe("brain went offline")                                   # deferred while held
+    held = dict(bus.positions)
+    assert body.go_safe("brain went offline") is False                   # not while held
     assert len(bus.writes) == n
-    body.set_estop(False)                                                # then carried out
-    assert body.state == "resting" and bus.torque == {1: False, 2: False}
-    assert to_degrees(TILT, scale_for(TILT), bus.positions[2]) == pytest.approx(-20, abs=0.1)  # safe_deg
+    clock.t += 30
+    body.set_estop(False)                                                # released: nothing moves by itself
+    assert body.state == "active" and bus.torque == {1: True, 2: True}
+    assert bus.positions == held and all(w == held for _, w in bus.writes[n:])
+    assert body.idle_s() == 0                                            # the watchdog counts from the release
     check_writes(bus)
 
 
