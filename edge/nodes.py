@@ -72,9 +72,9 @@ def run_node(node: str, settings: Settings, args: Any = None) -> int:
             print("companion run mic: --source SRC is required (an input device name/index, or a WAV file)",
                   file=sys.stderr)
             return 2
+        from edge.perception.mic_cli import mic_settings
         return run_mic(args.source, settings.broker, settings.namespace, args.companion_id,
-                       companions=_companions(settings), node_id=node_id,
-                       recognizer=getattr(args, "stt", None) or "pocketsphinx")
+                       companions=_companions(settings), node_id=node_id, **mic_settings(args))
     if node == "registry":
         from edge.services.registry import DEFAULT_PORT as REGISTRY_PORT, serve as serve_registry
         sources = [args.folder] if getattr(args, "folder", None) else (getattr(args, "companion", None) or None)

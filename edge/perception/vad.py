@@ -1,13 +1,20 @@
 """Voice activity detection and utterance segmentation for 16 kHz int16 audio.
 
-Two frame classifiers, one segmenter:
+Three frame classifiers, one segmenter:
 
-* ``EnergyVad`` (the default): a frame is speech when it stands ``threshold_db`` above
+* ``SileroVad`` (the default, ``vad_silero.py``): a small neural network that tells voices
+  from noise, so a fan, a hum or a TV's hiss does not open utterances. Its weights come in
+  the faster-whisper wheel the default recognizer needs; without them ``auto`` falls back
+  to energy and says so.
+* ``EnergyVad`` (the fallback): a frame is speech when it stands ``threshold_db`` above
   the noise floor, the floor being a low percentile of the last few seconds of frame
   levels. Following the floor lets it work in a quiet study and beside a fan alike; it
   needs nothing but numpy and every decision can be explained in decibels.
 * ``WebrtcVad``: the WebRTC classifier (a spectral GMM) that ships inside the
-  pocketsphinx wheel we already depend on; better with music or babble in the room.
+  pocketsphinx wheel.
+
+Each classifier has its own frame size (``frame_samples``: 480 = 30 ms, Silero 512 = 32 ms);
+the segmenter counts in its classifier's frames.
 
 ``Segmenter`` turns per-frame decisions into utterances: speech must last ``start_s``
 (within ``start_window_s``) before an utterance opens, so a door slam does not; the
@@ -33,9 +40,10 @@ FRAME_SAMPLES = 480  # 30 ms: a frame size both classifiers accept
 
 
 class FrameClassifier(Protocol):
-    """Says whether one 30 ms frame (480 int16 samples at 16 kHz) is speech."""
+    """Says whether one frame (``frame_samples`` int16 samples at 16 kHz) is speech."""
 
     name: str
+    frame_samples: int
 
     def is_speech(self, frame: np.ndarray) -> bool: ...
 
@@ -60,6 +68,7 @@ class EnergyVad:
     """
 
     name = "energy"
+    frame_samples = FRAME_SAMPLES
 
     def __init__(self, threshold_db: float = 9.0, min_level_db: float = -60.0,
                  floor_window_s: float = 6.0, floor_percentile: float = 5.0):
@@ -86,6 +95,7 @@ class WebrtcVad:
     """The WebRTC VAD from the pocketsphinx wheel; ``mode`` 0 (loose) .. 3 (strict)."""
 
     name = "webrtc"
+    frame_samples = FRAME_SAMPLES
 
     def __init__(self, mode: int = 1):
         try:
@@ -102,17 +112,37 @@ class WebrtcVad:
         return bool(self._vad.is_speech(np.ascontiguousarray(frame, dtype=np.int16).tobytes()))
 
 
-def make_vad(spec: str = "energy") -> FrameClassifier:
-    """``energy``, ``energy:THRESHOLD_DB``, ``webrtc`` or ``webrtc:MODE``."""
+VAD_SPECS = "auto (silero, else energy), silero[:THRESHOLD 0.05-0.95], energy[:THRESHOLD_DB] or webrtc[:MODE 0-3]"
+
+
+def make_vad(spec: str = "silero") -> FrameClassifier:
+    """``silero``, ``silero:THRESHOLD``, ``energy``, ``energy:THRESHOLD_DB``, ``webrtc`` or ``webrtc:MODE``.
+    A Silero VAD whose package is missing raises ``VadError`` saying what to install."""
     kind, _, arg = spec.strip().lower().partition(":")
     try:
+        if kind == "silero":
+            from edge.perception.vad_silero import SileroVad
+            return SileroVad(float(arg)) if arg else SileroVad()
         if kind == "energy":
             return EnergyVad(float(arg)) if arg else EnergyVad()
         if kind == "webrtc":
             return WebrtcVad(int(arg)) if arg else WebrtcVad()
     except ValueError as exc:
         raise ValueError(f"VAD {spec!r}: {exc}") from None
-    raise ValueError(f"unknown VAD {spec!r}: expected energy[:THRESHOLD_DB] or webrtc[:MODE 0-3]")
+    raise ValueError(f"unknown VAD {spec!r}: expected {VAD_SPECS}")
+
+
+def choose_vad(spec: str | None = None) -> tuple[FrameClassifier, str | None]:
+    """The VAD for ``--vad SPEC``; ``None``/``auto`` is Silero, or energy when Silero cannot load.
+    Returns (classifier, why it fell back or None): the node shows the reason instead of
+    failing, since energy still works (less well with a fan or a TV on)."""
+    if spec not in (None, "", "auto"):
+        return make_vad(spec), None
+    from edge.perception.vad_silero import VadError
+    try:
+        return make_vad("silero"), None
+    except VadError as exc:
+        return EnergyVad(), f"silero unavailable ({exc}); using the energy VAD"
 
 
 @dataclass(frozen=True)
@@ -120,13 +150,13 @@ class SegmenterConfig:
     start_s: float = 0.09          # this much speech ...
     start_window_s: float = 0.15   # ... within this window opens an utterance
     pre_roll_s: float = 0.3        # audio kept from before the opening
-    end_silence_s: float = 0.6     # non-speech that closes it (the hangover)
+    end_silence_s: float = 0.3     # non-speech that closes it: the end of the turn
     min_speech_s: float = 0.2      # less speech than this is a click, not a word
     max_utterance_s: float = 15.0  # cut here and go on with a new utterance
     tail_s: float = 0.2            # silence kept after the last speech frame, for the recognizer
 
-    def frames(self, seconds: float) -> int:
-        return max(int(round(seconds * SAMPLE_RATE / FRAME_SAMPLES)), 1)
+    def frames(self, seconds: float, frame_samples: int = FRAME_SAMPLES) -> int:
+        return max(int(round(seconds * SAMPLE_RATE / frame_samples)), 1)
 
     def check(self) -> None:
         for name in ("start_s", "start_window_s", "end_silence_s", "max_utterance_s"):
@@ -147,6 +177,7 @@ class Utterance:
     speech_end_sample: int   # just after the last speech frame
     speech_frames: int
     truncated: bool = False  # cut at max_utterance_s; the talk went on
+    frame_samples: int = FRAME_SAMPLES
 
     @property
     def end_sample(self) -> int:
@@ -158,7 +189,7 @@ class Utterance:
 
     @property
     def speech_seconds(self) -> float:
-        return self.speech_frames * FRAME_SAMPLES / SAMPLE_RATE
+        return self.speech_frames * self.frame_samples / SAMPLE_RATE
 
 
 @dataclass
@@ -180,30 +211,39 @@ class Segmenter:
     def __post_init__(self) -> None:
         self.config.check()
         c = self.config
-        self._pre = collections.deque(maxlen=c.frames(c.pre_roll_s) + c.frames(c.start_window_s))
-        self._recent: collections.deque[bool] = collections.deque(maxlen=c.frames(c.start_window_s))
+        self.frame_samples = int(getattr(self.vad, "frame_samples", FRAME_SAMPLES))
+        self._pre = collections.deque(maxlen=self._n(c.pre_roll_s) + self._n(c.start_window_s))
+        self._recent: collections.deque[bool] = collections.deque(maxlen=self._n(c.start_window_s))
         self._carry = np.zeros(0, dtype=np.int16)
         self._open: _Open | None = None
         self._pos = 0          # stream index of the next frame
         self.dropped_short = 0  # utterances discarded as clicks (tests and status read it)
+
+    def _n(self, seconds: float) -> int:
+        return self.config.frames(seconds, self.frame_samples)
 
     @property
     def in_speech(self) -> bool:
         return self._open is not None
 
     def feed(self, block: np.ndarray) -> list[Utterance]:
+        fs = self.frame_samples
         data = np.concatenate([self._carry, np.asarray(block, dtype=np.int16).ravel()])
-        whole = len(data) // FRAME_SAMPLES * FRAME_SAMPLES
+        whole = len(data) // fs * fs
         self._carry = data[whole:].copy()
         out: list[Utterance] = []
-        for frame in data[:whole].reshape(-1, FRAME_SAMPLES):
+        for frame in data[:whole].reshape(-1, fs):
             done = self._frame(frame.copy())
             if done is not None:
                 out.append(done)
         return out
 
     def flush(self) -> list[Utterance]:
-        """End of stream: the utterance in progress, if it holds enough speech."""
+        """End of stream (or a gap in it): the utterance in progress, if it holds enough speech.
+        The classifier's memory of the stream is cleared too."""
+        reset = getattr(self.vad, "reset", None)
+        if reset is not None:
+            reset()
         if self._open is None:
             return []
         done = self._close(self._open, truncated=False)
@@ -217,18 +257,18 @@ class Segmenter:
         yield from self.flush()
 
     def _frame(self, frame: np.ndarray) -> Utterance | None:
-        c = self.config
+        c, fs = self.config, self.frame_samples
         start = self._pos
-        self._pos += FRAME_SAMPLES
+        self._pos += fs
         speech = self.vad.is_speech(frame)
         current = self._open
         if current is None:
             self._pre.append(frame)
             self._recent.append(speech)
-            if sum(self._recent) < c.frames(c.start_s):
+            if sum(self._recent) < self._n(c.start_s):
                 return None
             frames = list(self._pre)
-            current = self._open = _Open(frames, self._pos - len(frames) * FRAME_SAMPLES,
+            current = self._open = _Open(frames, self._pos - len(frames) * fs,
                                          speech_frames=sum(self._recent), last_speech_end=self._pos)
             self._pre.clear()
             self._recent.clear()
@@ -237,13 +277,13 @@ class Segmenter:
         if speech:
             current.speech_frames += 1
             current.silence_run = 0
-            current.last_speech_end = start + FRAME_SAMPLES
+            current.last_speech_end = start + fs
         else:
             current.silence_run += 1
-        if current.silence_run >= c.frames(c.end_silence_s):
+        if current.silence_run >= self._n(c.end_silence_s):
             self._open = None
             return self._close(current, truncated=False)
-        if len(current.frames) >= c.frames(c.max_utterance_s):
+        if len(current.frames) >= self._n(c.max_utterance_s):
             # go on at once with a fresh utterance: the talk has not stopped
             self._open = _Open([], self._pos, last_speech_end=self._pos)
             return self._close(current, truncated=True)
@@ -251,7 +291,7 @@ class Segmenter:
 
     def _close(self, current: _Open, truncated: bool) -> Utterance | None:
         c = self.config
-        if current.speech_frames < c.frames(c.min_speech_s):
+        if current.speech_frames < self._n(c.min_speech_s):
             self.dropped_short += 1
             return None
         samples = np.concatenate(current.frames) if current.frames else np.zeros(0, dtype=np.int16)
@@ -260,4 +300,4 @@ class Segmenter:
             samples = samples[:max(keep, 0)]
         return Utterance(samples=samples, start_sample=current.start_sample,
                          speech_end_sample=current.last_speech_end, speech_frames=current.speech_frames,
-                         truncated=truncated)
+                         truncated=truncated, frame_samples=self.frame_samples)
