@@ -20,8 +20,9 @@ for arg in "$@"; do
     --test)
       extras="test" yolo=1
       # opencv-doc: the camera tests' sample videos and images; systemd and cloud-init: the deploy
-      # tests run `systemd-analyze verify` on our units and `cloud-init schema` on user-data
-      apt_packages+=(alsa-utils opencv-doc systemd cloud-init) ;;
+      # tests run `systemd-analyze verify` on our units and `cloud-init schema` on user-data;
+      # alsa-utils and asterisk-core-sounds-en(-wav): real people's recorded speech for the mic tests
+      apt_packages+=(alsa-utils opencv-doc systemd cloud-init asterisk-core-sounds-en asterisk-core-sounds-en-wav) ;;
     --yolo) yolo=1 ;;
     *) echo "usage: bash deploy/setup.sh [--test] [--yolo]  (unknown option: $arg)" >&2; exit 2 ;;
   esac
