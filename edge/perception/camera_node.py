@@ -25,6 +25,7 @@ from edge.broker import BrokerAddress
 from edge.bus import Bus, BusError
 from edge.log import get_logger
 from edge.perception.camera import Camera, CameraError, CaptureConfig, Frame, parse_source
+from edge.perception.camera_cli import CameraLines
 from edge.perception.detectors import Detector, DetectorError, make_detector
 from edge.perception.scene import PolicyConfig, SceneEvent, ScenePolicy
 from edge.perception.tracking import TrackConfig, Tracker
@@ -80,6 +81,7 @@ class CameraNode:
         self.looks = 0
         self.elapsed_s = 0.0
         self._pending: list[Any] = []
+        self.on_scene: Callable[[SceneEvent], None] | None = None  # the terminal's line per scene change
 
     def run(self, stop: threading.Event | None = None) -> int:
         """Process frames until the recording ends, the camera fails, or ``stop`` is set.
@@ -143,6 +145,8 @@ class CameraNode:
         self._send(perception)
         self.published.append(perception)
         log.info("camera.perception", summary=event.summary, ts=round(frame.ts, 2))
+        if self.on_scene is not None:
+            self.on_scene(event)
         if opts.send_image:
             image = Perception(title=opts.image_title or opts.title, body=jpeg_base64(frame.image, opts.image_max_side,
                                opts.jpeg_quality), format="image", to=self.to, sender=self.bus.node_id)
@@ -202,7 +206,7 @@ def run_camera(source: str | int, detector_spec: str = DEFAULT_DETECTOR,
                capture: CaptureConfig | None = None, policy: PolicyConfig | None = None,
                options: NodeOptions | None = None, track: TrackConfig | bool | None = None,
                stop: threading.Event | None = None, bus_timeout_s: float = 30.0,
-               detector_options: dict[str, Any] | None = None) -> int:
+               detector_options: dict[str, Any] | None = None, quiet: bool = False) -> int:
     """``companion run camera``: run until the recording ends or SIGINT/SIGTERM (or ``stop``).
     ``detector_options`` go to YOLO detectors (conf, imgsz, iou, names, backend).
     Exit status 0 when it ended or was stopped, 1 when the broker, the detector or the source
@@ -214,12 +218,14 @@ def run_camera(source: str | int, detector_spec: str = DEFAULT_DETECTOR,
         print(f"companion run camera: {exc}", file=sys.stderr)
         return 1
     board = _StatusBoard(bus, source=str(source), detector=detector_spec)
+    lines = CameraLines(node_id, quiet=quiet)  # the terminal's lines (-q: none)
     stop, restore = _stop_event(stop)
     try:
         board("starting")
         try:
             detector = make_detector(detector_spec, **(detector_options or {}))
-            camera = Camera(parse_source(source), capture or CaptureConfig(), on_status=board)
+            camera = Camera(parse_source(source), capture or CaptureConfig(),
+                            on_status=lambda state, **d: (board(state, **d), lines.status(state, **d)))
             camera.start()
         except (DetectorError, CameraError) as exc:
             board("failed", reason=str(exc))
@@ -227,10 +233,13 @@ def run_camera(source: str | int, detector_spec: str = DEFAULT_DETECTOR,
             return 1
         tracker = Tracker(track if isinstance(track, TrackConfig) else None) if track else None
         node = CameraNode(bus, camera, detector, ScenePolicy(policy), options, companion_id, tracker, board)
+        node.on_scene = lines.scene
+        lines.started(str(source), detector.name, capture or CaptureConfig())
         try:
             code = node.run(stop)
         finally:
             camera.stop()
+        lines.ended(stop.is_set(), node.stats())
         if camera.error is not None:
             print(f"companion run camera: {camera.error}", file=sys.stderr)
         return code
