@@ -9,6 +9,7 @@ that does not match as a whole goes to the LLM as before.
 from __future__ import annotations
 
 import json
+import re
 import time
 from typing import TYPE_CHECKING
 
@@ -27,6 +28,17 @@ log = get_logger(__name__)
 ROUTE = "sentence"
 
 
+_SENTENCE_END = re.compile(r"(?<=[.!?。！？])\s*")
+
+
+def last_sentence(text: str) -> str | None:
+    """The last sentence of a text of several, or None. People put a command after its reason
+    ("It's dark in here. Look left!"); only the last one counts, so "Look left. No, don't." is
+    not taken for a command."""
+    parts = [p for p in _SENTENCE_END.split(text.strip()) if p.strip()]
+    return parts[-1] if len(parts) > 1 else None
+
+
 class FastPath:
     """One brain's compiled sentence templates, compiled once when the brain is built."""
 
@@ -40,6 +52,8 @@ class FastPath:
             return None
         started = time.perf_counter()
         found = self.matcher.match(perception.body)
+        if found is None and (last := last_sentence(perception.body)) is not None:
+            found = self.matcher.match(last)   # "There's a spider on the ceiling. Look up!"
         latency = time.perf_counter() - started
         if found is None:
             return None

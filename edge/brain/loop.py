@@ -25,6 +25,7 @@ from edge.brain import prompt
 from edge.brain.clock import Clock, SystemClock
 from edge.brain.conversation import MessagingRules
 from edge.brain.inbox import Inbox, Input
+from edge.brain.intent import COMMAND_SCORE, CommandSense
 from edge.brain.fast_path import FastPath
 from edge.brain.memory import ConversationMemory
 from edge.brain.novelty import ViewMemory
@@ -37,6 +38,7 @@ from edge.protocol.companion import Companion
 from edge.protocol.dedupe import RecentIds
 from edge.protocol.payloads import Action, ActionError, ActionResult, CompanionMessage, Estop, Perception, Reply
 from edge.providers.base import Provider, ProviderError, ToolCall, warm
+from edge.providers.decision import SPEECH_ACTIONS
 from edge.providers.retrieval import choose_tools, perception_query
 from edge.providers.sentence_examples import sentence_examples
 
@@ -98,6 +100,7 @@ class CompanionBrain:
         self._turns = TurnRunner(self)
         self._views = ViewMemory()
         self._seen_ids = RecentIds()
+        self._commands = CommandSense(companion, prompt.offered_tools(companion, "", False))
         self._fast = FastPath(self)   # the file's sentence templates, compiled once
         self._thread = threading.Thread(target=self._run, name=f"brain-{companion.name}", daemon=True)
         self._slash_thread = threading.Thread(target=self._run_slash, name=f"slash-{companion.name}", daemon=True)
@@ -315,7 +318,16 @@ class CompanionBrain:
             tools.append(messaging_tool(others))
         tools = prompt.ground_tools(tools, perception)
         system = self.system_text(perception.title)
-        spoken_to = perception.format == "text"     # words from a person (typed or heard)
+        # Words from a person lean towards words, unless by meaning they ask for an action; when
+        # they clearly do, the model is asked how to act, not whether to talk (intent.py)
+        spoken_to = perception.format == "text"
+        if spoken_to:
+            spoken_to = self._commands.closest(perception.body_text())[1] < COMMAND_SCORE
+            wanted = self._commands.asks_for(perception.body_text())
+            if self._commands.says_no(perception.body_text()):
+                wanted = [t.name for t in tools if t.name in SPEECH_ACTIONS]
+            if wanted and any(t.name in wanted for t in tools):
+                tools = [t for t in tools if t.name in wanted]
         return self._turns.run(prompt.user_text(perception), tools, perception.id, system, spoken_to).results
 
     def handle_message(self, message: CompanionMessage) -> list[ActionResult]:

@@ -37,7 +37,10 @@ SECTION = "x-sentences"
 PREFIXES = ("please", "pls", "could you", "can you", "would you", "will you", "kindly", "now", "ok", "okay",
             "hey", "just", "go on", "ちょっと", "ねえ", "ねぇ", "ほら")
 SUFFIXES = ("please", "now", "right now", "for me", "ください", "下さい", "くれる", "くれ", "ちょうだい",
-            "お願い", "お願いします", "おねがい", "おねがいします", "ね", "よ")
+            "お願い", "お願いします", "おねがい", "おねがいします", "ね", "よ",
+            # Japanese requests after the て-form: 〜てくれる？ 〜てもらえる？ 〜てくれない？ 〜てあげて 〜てみて
+            "くれない", "くれます", "くれますか", "もらえる", "もらえない", "もらえます", "もらえますか",
+            "もらっていい", "ほしい", "欲しい", "あげて", "みて", "みてくれる", "みてください")
 HONORIFICS = ("さん", "ちゃん", "くん", "君", "様")
 MAX_COMBINATIONS = 2000  # slot-value combinations checked against the schema per rule
 _REF = re.compile(r"\{([A-Za-z_][A-Za-z0-9_]*)(?:\.([^{}]+))?\}")
