@@ -20,7 +20,7 @@ import tomllib
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeGuard
 
 from body_drivers.servo.bus import PROTOCOLS
 from edge.config import ConfigError
@@ -345,7 +345,7 @@ def _no_unknown(where: _Where, key: str, raw: dict, allowed: set[str]) -> None:
             raise where.error(f"{key}.{k}", f"unknown key (known: {', '.join(sorted(allowed))})")
 
 
-def _is_int(v: Any) -> bool:
+def _is_int(v: object) -> TypeGuard[int]:
     return isinstance(v, int) and not isinstance(v, bool)
 
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, overload
 
 from body_drivers.body_config import Gesture, JointConfig, LinearMap, Mapping, PanTilt
 from body_drivers.servo import tables
@@ -23,6 +23,12 @@ class KinematicsError(ValueError):
 
 
 # -- params -> joint angles ----------------------------------------------------------------
+
+@overload
+def finite(params: dict[str, Any], name: str, action: str, default: float) -> float: ...
+@overload
+def finite(params: dict[str, Any], name: str, action: str, default: None = None) -> float | None: ...
+
 
 def finite(params: dict[str, Any], name: str, action: str, default: float | None = None) -> float | None:
     """``params[name]`` as a float; a missing one is ``default``; anything else is an error."""
@@ -70,7 +76,7 @@ def plan(action: str, mapping: Mapping, params: dict[str, Any], current: Pose) -
         x = finite(params, "x", action, 0.0)
         y = finite(params, "y", action, 0.0)
         finite(params, "z", action)  # the distance: checked, but it does not change the direction
-        pan, tilt = look_angles(x, y)  # type: ignore[arg-type]
+        pan, tilt = look_angles(x, y)
         pose = {mapping.pan: pan}
         if mapping.tilt is not None:
             pose[mapping.tilt] = tilt
@@ -100,9 +106,9 @@ def _gesture(action: str, mapping: Gesture, params: dict[str, Any], current: Pos
     times = 1
     if mapping.repeat is not None:
         value = finite(params, mapping.repeat, action, 1.0)
-        if value != int(value) or not 1 <= value <= mapping.max_repeat:  # type: ignore[operator]
+        if value != int(value) or not 1 <= value <= mapping.max_repeat:
             raise KinematicsError(f"{action}: {mapping.repeat} must be a whole number 1..{mapping.max_repeat}, got {params[mapping.repeat]!r}")
-        times = int(value)  # type: ignore[arg-type]
+        times = int(value)
     frames = [dict(f) for f in mapping.frames] * times
     moved = {j for f in mapping.frames for j in f}
     frames.append({j: current[j] for j in moved if j in current})  # back to where it was

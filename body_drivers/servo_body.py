@@ -207,8 +207,8 @@ class ServoBody:
         """
         c = self.config.control
         limiter = self.gate.limiter
-        goals = {n: limiter.goal(n, v) for n, v in pose.items()}
-        goals = {n: v for n, v in goals.items() if v is not None}
+        limited = {n: limiter.goal(n, v) for n, v in pose.items()}
+        goals = {n: g for n, g in limited.items() if g is not None}
         clamped = {n: round(pose[n], 2) for n, v in goals.items() if v != pose[n]}
         if clamped:
             self.timeline.record("servo.clamped", asked=clamped)

@@ -116,7 +116,8 @@ class SimBody:
 
 def _target(params: dict[str, Any], current: Vector) -> Vector:
     """x, y, z from the params; an axis the action's schema leaves out keeps its current value."""
-    return tuple(float(params.get(axis, now)) for axis, now in zip("xyz", current))  # type: ignore[return-value]
+    x, y, z = (float(params.get(axis, now)) for axis, now in zip("xyz", current))
+    return x, y, z
 
 
 def _fmt(v) -> str:

@@ -29,6 +29,12 @@ class Scan:
     packet: Packet | None = None
     reason: str = ""     # why a candidate is corrupt ("checksum", "protocol"), for logs and error bits
 
+    def found(self) -> Packet:
+        """The packet of a "packet" scan; asking a corrupt or incomplete scan for one is a caller's bug."""
+        if self.packet is None:
+            raise ValueError(f"a {self.kind!r} scan holds no packet")
+        return self.packet
+
 
 
 

@@ -51,7 +51,7 @@ class MaestroBus:
         self._targets: dict[int, int] = {}   # last non-zero target, to resume after torque off
         self._speeds: dict[int, int] = {}
         self._lock = threading.RLock()
-        self.stats = collections.Counter()   # packets, retries (for bench/doctor)
+        self.stats: collections.Counter[str] = collections.Counter()   # packets, retries (for bench/doctor)
 
     # -- wire ----------------------------------------------------------------------------
 

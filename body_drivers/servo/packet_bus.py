@@ -40,7 +40,7 @@ class PacketBus:
         self.link = SerialLink(port, baudrate, timeout_s)
         self._unanswered: collections.deque[bytes] = collections.deque(maxlen=4)
         self._lock = threading.RLock()
-        self.stats = collections.Counter()   # retries, echoes, corrupt, stray (for bench/doctor)
+        self.stats: collections.Counter[str] = collections.Counter()   # retries, echoes, corrupt, stray (for bench/doctor)
 
     # -- protocol hooks ------------------------------------------------------------------
 
@@ -128,7 +128,7 @@ class PacketBus:
                     continue
                 raw = bytes(buf[sc.start:sc.end])
                 del buf[:sc.end]
-                packet = sc.packet
+                packet = sc.found()
                 ours = (raw == request and not echo_skipped) or raw in self._unanswered
                 if ours or self._is_request(packet):
                     echo_skipped = echo_skipped or raw == request

@@ -222,7 +222,7 @@ def _unpack(entry: ModelEntry, store: Store, archive: Path, *, again: bool, say:
 def _export(entry: ModelEntry, result: FetchResult, exports: list[str] | None, *, force: bool,
             say: Callable[[str], None]) -> None:
     explicit = exports is not None
-    formats = list(exports) if explicit else list(entry.exports)
+    formats = list(exports) if exports is not None else list(entry.exports)
     weights = next((p for p in result.paths if p.suffix == ".pt"), None)
     if not formats or weights is None:
         return

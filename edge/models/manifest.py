@@ -14,7 +14,7 @@ from __future__ import annotations
 import re
 import sys
 import tomllib
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path, PurePosixPath
 from typing import Any
 
@@ -157,13 +157,14 @@ def _entry(item: Any, where: str, folder: Path) -> ModelEntry:
     kind = _str(item, "kind", where)
     if kind not in KINDS:
         raise ManifestError(f"{where}: kind: {kind!r} is not one of {', '.join(KINDS)}")
-    common = dict(name=name, kind=kind, license=_str(item, "license", where), used_by=_str(item, "used_by", where),
-                  description=_str(item, "description", where, required=False))
+    # the fields every kind has; each kind's own fields are added with replace()
+    common = ModelEntry(name=name, kind=kind, license=_str(item, "license", where),
+                        used_by=_str(item, "used_by", where), description=_str(item, "description", where, required=False))
     if kind == "ollama":
         if "files" in item:
             raise ManifestError(f"{where}: an ollama model has no files (Ollama stores and verifies them)")
-        return ModelEntry(**common, source="ollama", ollama=_str(item, "ollama", where),
-                          size=_int(item, "size", where))
+        return replace(common, source="ollama", ollama=_str(item, "ollama", where),
+                       size=_int(item, "size", where))
     source = _str(item, "source", where, required=False) or "download"
     if source != "download" and not (source.startswith("package:") and len(source) > len("package:")):
         raise ManifestError(f"{where}: source: expected \"download\" or \"package:DIST\", got {source!r}")
@@ -190,9 +191,9 @@ def _entry(item: Any, where: str, folder: Path) -> ModelEntry:
         if is_package:
             raise ManifestError(f"{where}: license_file: a package-shipped model brings its own licence")
         _relative(license_file, f"{where}: license_file")
-    return ModelEntry(**common, source=source, install=_str(item, "install", where, required=is_package),
-                      files=parsed, unpack=unpack, target=target, exports=tuple(exports),
-                      license_file=folder / license_file if license_file else None)
+    return replace(common, source=source, install=_str(item, "install", where, required=is_package),
+                   files=parsed, unpack=unpack, target=target, exports=tuple(exports),
+                   license_file=folder / license_file if license_file else None)
 
 
 def _file(item: Any, where: str, is_package: bool) -> ModelFile:

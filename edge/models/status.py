@@ -48,23 +48,23 @@ def list_models(manifest: Manifest, store: Store, *, ollama: str | None = None, 
 
 def model_status(entry: ModelEntry, store: Store, *, ollama_tags: set[str] | None = None, ollama: str | None = None,
                  stream: TextIO | None = None, progress: bool = True) -> ModelStatus:
-    base = dict(name=entry.name, kind=entry.kind, size=entry.total_size, source=entry.source,
-                license=entry.license, used_by=entry.used_by)
     if entry.kind == "ollama":
         host = ollama_host(ollama)
         if ollama_tags is None:
-            return ModelStatus(**base, installed=None, verified=None, where=f"ollama {entry.ollama}",
-                               detail=f"Ollama does not answer at {host}")
-        return ModelStatus(**base, installed=normalize(entry.ollama) in ollama_tags, verified=None,
-                           where=f"ollama {entry.ollama} @ {host}", detail="")
+            return _status(entry, installed=None, verified=None, where=f"ollama {entry.ollama}",
+                           detail=f"Ollama does not answer at {host}")
+        return _status(entry, installed=normalize(entry.ollama) in ollama_tags, verified=None,
+                       where=f"ollama {entry.ollama} @ {host}", detail="")
 
     if entry.package:
-        paths = [package_file(f.path) for f in entry.files]
-        if any(p is None for p in paths):
-            return ModelStatus(**base, installed=False, verified=None, where="-",
-                               detail=f"ships in the {entry.package} package: {entry.install}")
-        refs = [(p, f.sha256, "manifest") for p, f in zip(paths, entry.files)]
-        return _verify(entry, store, refs, base, _where(paths), stream=stream, progress=progress)
+        found = [package_file(f.path) for f in entry.files]
+        shipped = [p for p in found if p is not None]
+        if len(shipped) < len(found):
+            return _status(entry, installed=False, verified=None, where="-",
+                           detail=f"ships in the {entry.package} package: {entry.install}")
+        shipped_refs: list[tuple[Path, str | None, str]] = [
+            (p, f.sha256, "manifest") for p, f in zip(shipped, entry.files)]
+        return _verify(entry, store, shipped_refs, _where(shipped), stream=stream, progress=progress)
 
     paths = [store.path_of(f.path) for f in entry.files]
     where = str(store.path_of(entry.target)) if entry.unpack else _where(paths)
@@ -74,12 +74,12 @@ def model_status(entry: ModelEntry, store: Store, *, ollama_tags: set[str] | Non
         partial = sum(p.stat().st_size for p in parts if p.is_file())
         detail = (f"partial download ({human(partial)} of {human(sum(f.size for f in missing))}): "
                   f"`companion models fetch {entry.name}` resumes it" if partial else "")
-        return ModelStatus(**base, installed=False, verified=None, where=where, detail=detail)
-    refs = []
+        return _status(entry, installed=False, verified=None, where=where, detail=detail)
+    refs: list[tuple[Path, str | None, str]] = []
     for f, p in zip(entry.files, paths):
         ref, origin = store.reference_digest(f.path, f.sha256 if f.digest_known else None)
         refs.append((p, ref, origin))
-    status = _verify(entry, store, refs, base, where, stream=stream, progress=progress)
+    status = _verify(entry, store, refs, where, stream=stream, progress=progress)
     if entry.kind == "yolo" and entry.exports:
         weights = next(p for p in paths if p.suffix == ".pt")
         have = ", ".join(f"{fmt} {'yes' if export_present(weights, fmt) else 'no'}" for fmt in entry.exports)
@@ -87,12 +87,20 @@ def model_status(entry: ModelEntry, store: Store, *, ollama_tags: set[str] | Non
     return status
 
 
+def _status(entry: ModelEntry, *, installed: bool | None, verified: bool | None, where: str,
+            detail: str) -> ModelStatus:
+    """A model's status: what the manifest says about it plus what was found on this machine."""
+    return ModelStatus(name=entry.name, kind=entry.kind, size=entry.total_size, installed=installed,
+                       verified=verified, where=where, detail=detail, source=entry.source,
+                       license=entry.license, used_by=entry.used_by)
+
+
 def _where(paths: list[Path]) -> str:
     """The file itself, or the folder that holds all of a model's files."""
     return str(paths[0]) if len(paths) == 1 else os.path.commonpath([str(p.parent) for p in paths])
 
 
-def _verify(entry: ModelEntry, store: Store, refs: list[tuple[Path, str | None, str]], base: dict, where: str, *,
+def _verify(entry: ModelEntry, store: Store, refs: list[tuple[Path, str | None, str]], where: str, *,
             stream: TextIO | None, progress: bool) -> ModelStatus:
     notes, mismatch, unknown = [], False, False
     for path, ref, origin in refs:
@@ -112,4 +120,4 @@ def _verify(entry: ModelEntry, store: Store, refs: list[tuple[Path, str | None, 
         elif origin == "first download":
             notes.append(f"{path.name}: verified against the digest recorded on first download")
     verified = False if mismatch else (None if unknown else True)
-    return ModelStatus(**base, installed=True, verified=verified, where=where, detail="; ".join(notes))
+    return _status(entry, installed=True, verified=verified, where=where, detail="; ".join(notes))

@@ -121,6 +121,7 @@ class HaarFaceDetector:
     def __init__(self, cascade: str | Path | None = None, label: str = "face", scale_factor: float = 1.1,
                  min_neighbors: int = 5, min_size: int = 24, max_side: int | None = None):
         import cv2
+        import cv2.data  # the bundled cascades' folder (a submodule the cv2 stubs do not list)
 
         path = Path(cascade) if cascade else Path(cv2.data.haarcascades) / "haarcascade_frontalface_default.xml"
         if not path.is_file():
@@ -156,7 +157,8 @@ class HogPersonDetector:
         import cv2
 
         self._hog = cv2.HOGDescriptor()
-        self._hog.setSVMDetector(cv2.HOGDescriptor_getDefaultPeopleDetector())
+        # an ndarray at run time, typed as a Sequence in OpenCV's stubs: asarray satisfies both
+        self._hog.setSVMDetector(np.asarray(cv2.HOGDescriptor.getDefaultPeopleDetector(), dtype=np.float32))
         self.name = "hog"
         self.label = label
         self.win_stride = win_stride
@@ -173,7 +175,8 @@ class HogPersonDetector:
         boxes = np.array([[x, y, x + bw, y + bh] for x, y, bw, bh in rects], dtype=np.float64)
         scores = np.asarray(weights, dtype=np.float64).reshape(-1)
         h, w = image.shape[:2]
-        return [Detection(self.label, margin_to_confidence(scores[i]), normalized(*boxes[i], w, h))
+        return [Detection(self.label, margin_to_confidence(scores[i]),
+                          normalized(boxes[i, 0], boxes[i, 1], boxes[i, 2], boxes[i, 3], w, h))
                 for i in nms(boxes, scores, self.iou)]
 
 

@@ -76,7 +76,7 @@ def decode_yolo(output: np.ndarray, fit: Letterbox, names: Sequence[str] | dict[
     if cols == 6 and rows > 6:  # end-to-end: x1, y1, x2, y2, score, class
         scores, classes = out[:, 4], out[:, 5].astype(int)
         boxes = out[:, :4].astype(np.float64)
-        chosen = [i for i in np.flatnonzero(scores >= conf)]
+        chosen = [int(i) for i in np.flatnonzero(scores >= conf)]
         chosen = sorted(chosen, key=lambda i: (-float(scores[i]), i))[:max_det]
     else:
         table = out.T if rows <= cols else out  # (N, 4+nc)

@@ -226,7 +226,8 @@ def validate_document(doc: object) -> list[Problem]:
 
 
 def _semantic_problems(doc: dict) -> list[Problem]:
-    meta = doc.get("metadata") if isinstance(doc.get("metadata"), dict) else {}
+    metadata = doc.get("metadata")
+    meta = metadata if isinstance(metadata, dict) else {}
     out = _identity_problems(doc, meta) + _date_problems(meta)
     titles = {kind: _titles(doc, kind, out) for kind in ("actions", "perceptions")}
     out += _event_problems(doc, titles["actions"], titles["perceptions"])

@@ -118,7 +118,7 @@ class PtyServer:
             self.requests += 1
             if self.faults.active("echo"):
                 out += raw
-            for reply in self.handler.handle(sc.packet):
+            for reply in self.handler.handle(sc.found()):
                 out += self._on_the_wire(reply.servo_id, reply.data)
         return bytes(out)
 
