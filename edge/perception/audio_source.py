@@ -82,7 +82,14 @@ def read_wav(path: str | Path) -> tuple[np.ndarray, int]:
             channels, width, rate = wav.getnchannels(), wav.getsampwidth(), wav.getframerate()
             raw = wav.readframes(wav.getnframes())
     except (wave.Error, EOFError, OSError) as exc:
-        raise SourceError(f"cannot read {file} as a PCM WAV file: {exc}") from None
+        code = 65534 if "extended format" in str(exc) else \
+            next((int(w) for w in str(exc).replace(":", " ").split() if w.isdigit()), None)
+        floats = _float_wav(file) if code in (3, 65534) else None
+        if floats is None:
+            kind = f" ({_CODECS[code]})" if code in _CODECS else ""
+            raise SourceError(f"cannot read {file} as a PCM WAV file: {exc}{kind}; integer PCM and 32/64-bit float "
+                              "WAVs are read, convert others (e.g. sox in.wav -b 16 out.wav)") from None
+        return floats
     if rate <= 0 or channels <= 0:
         raise SourceError(f"{file}: impossible WAV header ({rate} Hz, {channels} channels)")
     if width == 1:
@@ -99,6 +106,40 @@ def read_wav(path: str | Path) -> tuple[np.ndarray, int]:
     usable = len(samples) // channels * channels
     samples = samples[:usable]
     return (samples.reshape(-1, channels) if channels > 1 else samples.astype(np.int16)), rate
+
+
+_CODECS = {2: "MS ADPCM", 6: "A-law", 7: "µ-law", 17: "IMA ADPCM", 49: "GSM 6.10", 85: "MP3",
+           65534: "WAVE_FORMAT_EXTENSIBLE of a kind not read here"}
+
+
+def _float_wav(file: Path) -> tuple[np.ndarray, int] | None:
+    """An IEEE-float WAV (format 3, which the ``wave`` module refuses) as int16, or None."""
+    data = file.read_bytes()
+    if data[:4] != b"RIFF" or data[8:12] != b"WAVE":
+        return None
+    fmt, body, at = None, None, 12
+    while at + 8 <= len(data):
+        tag, size = data[at:at + 4], int.from_bytes(data[at + 4:at + 8], "little")
+        if tag == b"fmt ":
+            fmt = data[at + 8:at + 8 + size]
+        elif tag == b"data":
+            body = data[at + 8:at + 8 + size]
+        at += 8 + size + (size & 1)
+    if fmt is None or body is None or len(fmt) < 16:
+        return None
+    tag_code = int.from_bytes(fmt[:2], "little")
+    if tag_code == 65534 and len(fmt) >= 26:  # extensible: the sub-format GUID starts with the real code
+        tag_code = int.from_bytes(fmt[24:26], "little")
+    if tag_code != 3:
+        return None
+    channels, rate, bits = int.from_bytes(fmt[2:4], "little"), int.from_bytes(fmt[4:8], "little"), \
+        int.from_bytes(fmt[14:16], "little")
+    if bits not in (32, 64) or channels <= 0 or rate <= 0:
+        raise SourceError(f"{file}: {bits}-bit float samples at {rate} Hz x{channels} are not readable")
+    values = np.frombuffer(body[:len(body) // (bits // 8) * (bits // 8)], dtype="<f4" if bits == 32 else "<f8")
+    samples = (np.clip(np.nan_to_num(values), -1.0, 1.0) * 32767).astype(np.int16)
+    samples = samples[:len(samples) // channels * channels]
+    return (samples.reshape(-1, channels) if channels > 1 else samples), rate
 
 
 class WavSource:
