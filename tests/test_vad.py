@@ -138,8 +138,8 @@ def test_a_burst_shorter_than_start_s_never_opens_an_utterance():
 
 def talk(seconds: float, dbfs: float) -> np.ndarray:
     """Voiced stretches of 0.8 s with 0.15 s pauses, as words and breaths go."""
-    pieces = []
-    while sum(map(len, pieces)) < seconds * SAMPLE_RATE:
+    pieces: list[np.ndarray] = []
+    while sum(len(p) for p in pieces) < seconds * SAMPLE_RATE:
         pieces += [voiced(0.8, dbfs), noise(0.15, -70)]
     return np.concatenate(pieces)[: int(seconds * SAMPLE_RATE)]
 

@@ -360,4 +360,8 @@ def _stop_event(stop: threading.Event | None) -> tuple[threading.Event, Callable
         return stop or threading.Event(), lambda: None
     event = threading.Event()
     previous = {sig: signal.signal(sig, lambda *_: event.set()) for sig in (signal.SIGINT, signal.SIGTERM)}
-    return event, lambda: [signal.signal(sig, handler) for sig, handler in previous.items()]  # type: ignore[func-returns-value]
+
+    def restore() -> None:
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
+    return event, restore

@@ -189,15 +189,15 @@ class PocketsphinxRecognizer:
         d.end_utt()
         hyp = d.hyp()
         segments = list(d.seg() or [])
-        acoustic: float | None = 0.0
+        total, underflow = 0.0, False
         # the final </s> repeats the score of the word before it; leave it out
         for seg in segments[:-1] if segments and segments[-1].word == "</s>" else segments:
             if seg.ascore <= 0.0:  # the likelihood underflowed a double: no comparison possible
-                acoustic = None
+                underflow = True
                 break
-            acoustic += math.log(seg.ascore)
+            total += math.log(seg.ascore)
         words = [w for w in (hyp.hypstr.split() if hyp is not None else []) if not w.startswith(_FILLERS)]
-        return _Pass(" ".join(words), acoustic if segments else None,
+        return _Pass(" ".join(words), total if segments and not underflow else None,
                      float(hyp.prob) if hyp is not None else 0.0, d.n_frames())
 
 

@@ -212,7 +212,8 @@ class Segmenter:
         self.config.check()
         c = self.config
         self.frame_samples = int(getattr(self.vad, "frame_samples", FRAME_SAMPLES))
-        self._pre = collections.deque(maxlen=self._n(c.pre_roll_s) + self._n(c.start_window_s))
+        self._pre: collections.deque[np.ndarray] = collections.deque(maxlen=self._n(c.pre_roll_s) +
+                                                                     self._n(c.start_window_s))
         self._recent: collections.deque[bool] = collections.deque(maxlen=self._n(c.start_window_s))
         self._carry = np.zeros(0, dtype=np.int16)
         self._open: _Open | None = None
