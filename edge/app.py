@@ -12,7 +12,7 @@ import threading
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 from edge.broker import LocalBroker, ensure_broker
 from edge.bus import Bus
@@ -92,6 +92,8 @@ class Stack:
     observer_factory: Any = None          # name -> observer callable, for console output
     provider: Any = None                  # an already built provider (tests, benches)
     speaker: Any = "auto"                 # "auto": from settings; None: silent body
+    body_id: str = DEFAULT_BODY_ID        # the body's node id: status/<id>, client id <id>@<namespace>
+    notify: Callable[[str], None] | None = None  # one line for the person at the console (broker lost ...)
     broker: LocalBroker | None = None
     buses: list[Bus] = field(default_factory=list)
     brains: list[Any] = field(default_factory=list)
@@ -119,9 +121,10 @@ class Stack:
             self.broker = ensure_broker(s.broker)
             if self.broker is not None:
                 s.broker = self.broker.address
+                self.broker.watch(self.notify or (lambda text: None))  # it logs broker.lost itself
             speaker = make_speaker(s) if self.speaker == "auto" else self.speaker
             timeline = Timeline(s.timeline)
-            body_bus = self._bus(DEFAULT_BODY_ID, "body")
+            body_bus = self._bus(self.body_id, "body")
             self.executor, self.safety = make_executor(s, speaker, timeline, body_bus)
             if s.sim:
                 self.sim = self.executor

@@ -13,9 +13,11 @@ import signal
 import socket
 import subprocess
 import tempfile
+import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Callable
 
 from edge.log import get_logger
 
@@ -105,6 +107,16 @@ def _config_text(port: int, data_dir: Path) -> str:
     return "\n".join(lines) + "\n"
 
 
+def _end(proc: subprocess.Popen, timeout: float) -> None:
+    if proc.poll() is None:
+        proc.send_signal(signal.SIGTERM)
+        try:
+            proc.wait(timeout)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+
+
 class LocalBroker:
     """A mosquitto process on loopback that this program owns; ``stop()`` or the context exit ends it."""
 
@@ -113,43 +125,102 @@ class LocalBroker:
         self._own_dir = data_dir is None
         self.data_dir = Path(data_dir or tempfile.mkdtemp(prefix="companion-mosquitto-"))
         self.process: subprocess.Popen | None = None
+        self.restarts = 0                     # how many times the watcher brought it back
+        self._stopping = threading.Event()
+        self._lock = threading.Lock()
+        self._watcher: threading.Thread | None = None
 
     @property
     def address(self) -> BrokerAddress:
         return BrokerAddress("127.0.0.1", self.port)
 
     def start(self, timeout: float = 10.0) -> "LocalBroker":
+        self._stopping.clear()
+        return self._spawn(timeout)
+
+    def _spawn(self, timeout: float) -> "LocalBroker":
+        """Start mosquitto and wait until it accepts connections; the watcher calls this too."""
         binary = find_mosquitto()
         self.data_dir.mkdir(parents=True, exist_ok=True)
         conf = self.data_dir / "mosquitto.conf"
         conf.write_text(_config_text(self.port, self.data_dir))
         log.info("broker.starting", binary=binary, port=self.port, config=str(conf))
         self.log_path = self.data_dir / "mosquitto.log"
-        with open(self.log_path, "ab") as log_file:
-            self.process = subprocess.Popen([binary, "-c", str(conf)], stdout=subprocess.DEVNULL, stderr=log_file,
-                                            start_new_session=True, preexec_fn=_die_with_parent)
+        with self._lock:
+            if self._stopping.is_set():  # stop() won the race: start nothing it would not end
+                raise BrokerError(f"the broker on port {self.port} is stopping")
+            with open(self.log_path, "ab") as log_file:
+                proc = self.process = subprocess.Popen([binary, "-c", str(conf)], stdout=subprocess.DEVNULL,
+                                                       stderr=log_file, start_new_session=True,
+                                                       preexec_fn=_die_with_parent)
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
-            if self.process.poll() is not None:
+            if proc.poll() is not None:
                 err = self.log_path.read_text(errors="replace").strip()[-500:]
-                raise BrokerError(f"mosquitto exited with code {self.process.returncode} on port {self.port}: {err}")
+                raise BrokerError(f"mosquitto exited with code {proc.returncode} on port {self.port}: {err}")
             if broker_answers(self.address, timeout=0.2):
                 log.info("broker.ready", address=str(self.address))
                 return self
             time.sleep(0.05)
-        self.stop()
+        _end(proc, 5.0)
         raise BrokerError(f"mosquitto did not accept connections on {self.address} within {timeout:.0f} s")
 
     def stop(self, timeout: float = 5.0) -> None:
-        """SIGTERM (mosquitto saves its persistence file), then SIGKILL if it lingers."""
-        proc, self.process = self.process, None
-        if proc is not None and proc.poll() is None:
-            proc.send_signal(signal.SIGTERM)
-            try:
-                proc.wait(timeout)
-            except subprocess.TimeoutExpired:
-                proc.kill()
-                proc.wait()
+        """SIGTERM (mosquitto saves its persistence file), then SIGKILL if it lingers; the
+        watcher, if any, sees the exit as asked for and ends."""
+        with self._lock:
+            self._stopping.set()
+            proc, self.process = self.process, None
+        if proc is not None:
+            _end(proc, timeout)
+        watcher = self._watcher
+        if watcher is not None and watcher is not threading.current_thread():
+            watcher.join(timeout)
+
+    def watch(self, notify: Callable[[str], None], max_delay_s: float = 10.0) -> "LocalBroker":
+        """Restart mosquitto on the same port whenever it dies, saying so through ``notify``.
+
+        The nodes' buses reconnect by themselves and, with persistent sessions restored from
+        the persistence file, get what was queued for them. The watcher thread also spawns the
+        new process, and must outlive it: PR_SET_PDEATHSIG fires when the spawning thread ends.
+        """
+        if self._watcher is None or not self._watcher.is_alive():
+            self._watcher = threading.Thread(target=self._watch, args=(notify, max_delay_s),
+                                             name="broker-watch", daemon=True)
+            self._watcher.start()
+        return self
+
+    def _watch(self, notify: Callable[[str], None], max_delay_s: float) -> None:
+        while not self._stopping.is_set():
+            proc = self.process
+            if proc is None:
+                return
+            code = proc.wait()
+            if self._stopping.is_set():
+                return
+            how = f"killed by signal {-code}" if code < 0 else f"exited with code {code}"
+            self._say(notify, f"broker lost: restarting mosquitto on {self.address} (it was {how})")
+            log.warning("broker.lost", address=str(self.address), exit_code=code)
+            delay = 0.5
+            while not self._stopping.is_set():
+                try:
+                    self._spawn(10.0)
+                except (BrokerError, OSError) as exc:
+                    self._say(notify, f"broker restart failed: {exc}; retrying in {delay:.1f} s")
+                    if self._stopping.wait(delay):
+                        return
+                    delay = min(delay * 2, max_delay_s)
+                    continue
+                self.restarts += 1
+                self._say(notify, f"broker back: mosquitto listens on {self.address} again; nodes reconnect")
+                break
+
+    @staticmethod
+    def _say(notify: Callable[[str], None], text: str) -> None:
+        try:
+            notify(text)
+        except Exception as exc:  # a closed console must not stop the watcher
+            log.warning("broker.notify_failed", error=repr(exc))
 
     def cleanup(self) -> None:
         self.stop()

@@ -46,6 +46,10 @@ def build_parser() -> argparse.ArgumentParser:
                     help="play a short scenario (or a JSON file of perceptions) and exit")
     up.add_argument("--json", action="store_true", help="print events as JSON lines")
     up.add_argument("--registry", metavar="URL", help="a Registry to learn other companions from")
+    up.add_argument("--node-id", type=node_id_arg, metavar="ID",
+                    help="the body's node id, its retained status/ID (default: body); brains stay "
+                         "brain-<companion id>. Stacks sharing a broker need their own --namespace, "
+                         "or their own node id and companions")
 
     run = sub.add_parser("run", help="run one node (for systemd)")
     run.add_argument("node", choices=["brain", "body", "camera", "mic", "registry", "gateway", "mcp"])
@@ -192,7 +196,7 @@ def cmd_ask(args: argparse.Namespace) -> int:
 
 def cmd_up(args: argparse.Namespace) -> int:
     from edge.app import Stack
-    from edge.nodes import wait_for_signal
+    from edge.nodes import DEFAULT_BODY_ID, wait_for_signal
     from edge.console import ConsoleObserver
     from edge import demo
 
@@ -200,7 +204,12 @@ def cmd_up(args: argparse.Namespace) -> int:
     if args.sim:
         settings.sim = True  # --sim wins over a robot.toml that names servos
     scenario = demo.load_scenario(args.demo or None) if args.demo is not None else None
-    stack = Stack(settings, observer_factory=lambda name: ConsoleObserver(args.json, name=name))
+
+    def say(text: str) -> None:
+        print(text, file=sys.stderr, flush=True)
+
+    stack = Stack(settings, observer_factory=lambda name: ConsoleObserver(args.json, name=name),
+                  body_id=args.node_id or DEFAULT_BODY_ID, notify=say)
     print(f"starting: provider {settings.provider}, companions {', '.join(p.name for p in settings.companions)} "
           f"(loading models takes a few seconds)", file=sys.stderr, flush=True)
     with stack:
