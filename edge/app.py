@@ -67,13 +67,13 @@ def make_speaker(settings: Settings) -> Any:
     """The body's voice, or None when speech is off. Loading piper takes a second or two."""
     if settings.tts == "none":
         return None
-    from body_drivers.speech.playback import AudioDeviceError, AudioOutput
+    from body_drivers.speech.playback import AudioDeviceError, AudioOutput, Player
     from body_drivers.speech.speaker import Speaker
     from body_drivers.speech.tts import make_synthesizer
 
     log.info("speech.loading", engine=settings.tts)
     try:
-        output = AudioOutput(settings.audio_device)
+        output: Player = AudioOutput(settings.audio_device)
     except AudioDeviceError as exc:
         if settings.audio_device is not None:
             raise  # the user named a device: not finding it is an error, not a fallback

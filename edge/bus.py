@@ -32,7 +32,7 @@ from paho.mqtt.enums import CallbackAPIVersion
 from edge.broker import BrokerAddress
 from edge.log import get_logger
 from edge.protocol.codec import clip, excerpt
-from edge.protocol.payloads import Payload, PayloadError, Status
+from edge.protocol.payloads import NodeState, Payload, PayloadError, Status
 
 log = get_logger(__name__)
 
@@ -226,19 +226,19 @@ class Bus:
             else:
                 self._pending_mids.add(mid)
 
-    def set_status(self, state: str = "online", **extra: Any) -> None:
+    def set_status(self, state: NodeState = "online", **extra: Any) -> None:
         """Publish our retained status, e.g. with details such as ``companion=<id>``."""
         self._extra_status = extra
         self.publish(self._status(state))
 
     # -- paho callbacks -------------------------------------------------------------------
 
-    def _status(self, state: str) -> Status:
+    def _status(self, state: NodeState) -> Status:
         extra = dict(getattr(self, "_extra_status", {}))
         errors = self.errors
         if errors:
             extra["errors"] = errors
-        return Status(node=self.node_id, kind=self.kind, state=state, extra=extra)  # type: ignore[arg-type]
+        return Status(node=self.node_id, kind=self.kind, state=state, extra=extra)
 
     def _on_socket_open(self, client, userdata, sock) -> None:
         try:

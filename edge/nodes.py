@@ -126,15 +126,15 @@ def run_node(node: str, settings: Settings, args: Any = None) -> int:
     from edge.providers.factory import make_provider
 
     provider = make_provider(settings.provider)
-    config = BrainConfig(queue_size=settings.queue_size, result_timeout_s=settings.result_timeout_s,
-                         memory_messages=default_memory(settings.provider))
+    brain_config = BrainConfig(queue_size=settings.queue_size, result_timeout_s=settings.result_timeout_s,
+                               memory_messages=default_memory(settings.provider))
     peers = make_peers(settings, companions)
     running = []
     try:
         for companion in companions:
             bus = Bus(f"brain-{companion.id}", "brain", settings.broker, namespace=settings.namespace).connect()
             bus.set_status("online", companion=companion.id)
-            brain = CompanionBrain(companion, provider, bus, config, ConsoleObserver(as_json, name=companion.name),
+            brain = CompanionBrain(companion, provider, bus, brain_config, ConsoleObserver(as_json, name=companion.name),
                                    peers=peers)
             running.append((brain.start(), bus))
         wait_for_signal()

@@ -12,7 +12,7 @@ import time
 from collections.abc import Iterable
 from dataclasses import dataclass
 from types import ModuleType
-from typing import Any
+from typing import Any, Protocol
 
 import numpy as np
 
@@ -51,6 +51,13 @@ class PlaybackReport:
     first_audio_at: float | None  # when the device accepted the first block
     ended_at: float = 0.0
     underflows: int = 0  # blocks the device ran dry before (synthesis fell behind)
+
+
+class Player(Protocol):
+    """Where the speaker's samples go: a sound card (``AudioOutput``) or WAV files (``WavFileOutput``)."""
+
+    def play(self, chunks: Iterable[np.ndarray], sample_rate: int,
+             cancel: threading.Event | None = None) -> PlaybackReport: ...
 
 
 def _sounddevice() -> ModuleType:

@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .playback import AudioOutput
+from .playback import Player
 from .tts import Synthesizer, split_sentences
 
 _LOGGER = logging.getLogger(__name__)
@@ -88,7 +88,7 @@ class Speaker:
     utterance, set the `cancel` event that was passed to it.
     """
 
-    def __init__(self, synth: Synthesizer, output: AudioOutput, *, queue_sentences: int = 2) -> None:
+    def __init__(self, synth: Synthesizer, output: Player, *, queue_sentences: int = 2) -> None:
         if queue_sentences < 1:
             raise ValueError("queue_sentences must be at least 1")
         self.synth = synth

@@ -14,7 +14,7 @@ import shutil
 import struct
 import subprocess
 from pathlib import Path
-from typing import Any, Protocol, runtime_checkable
+from typing import Any, Callable, Protocol, runtime_checkable
 
 import numpy as np
 
@@ -175,7 +175,7 @@ def make_synthesizer(preference: str = "piper") -> Synthesizer:
     """
     kind, _, arg = preference.partition(":")
     kind = kind.strip().lower()
-    builders = {
+    builders: dict[str, Callable[[str], Synthesizer]] = {
         "piper": lambda a: PiperSynthesizer(a or None),
         "espeak": lambda a: EspeakSynthesizer(a or "en-us"),
     }

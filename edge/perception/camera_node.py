@@ -219,13 +219,18 @@ def run_camera(source: str | int, detector_spec: str = DEFAULT_DETECTOR,
         return 1
     board = _StatusBoard(bus, source=str(source), detector=detector_spec)
     lines = CameraLines(node_id, quiet=quiet)  # the terminal's lines (-q: none)
+
+    def on_status(state: str, **details: Any) -> None:  # the camera's state goes to the bus and the terminal
+        board(state, **details)
+        lines.status(state, **details)
+
     stop, restore = _stop_event(stop)
     try:
         board("starting")
         try:
             detector = make_detector(detector_spec, **(detector_options or {}))
             camera = Camera(parse_source(source), capture or CaptureConfig(),
-                            on_status=lambda state, **d: (board(state, **d), lines.status(state, **d)))
+                            on_status=on_status)
             camera.start()
         except (DetectorError, CameraError) as exc:
             board("failed", reason=str(exc))

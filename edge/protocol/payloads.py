@@ -120,9 +120,11 @@ class Payload:
 
     @classmethod
     def validator(cls) -> Draft202012Validator:
-        if cls.__dict__.get("_validator") is None:
-            cls._validator = Draft202012Validator(cls.SCHEMA, format_checker=Draft202012Validator.FORMAT_CHECKER)
-        return cls._validator  # type: ignore[return-value]
+        validator = cls.__dict__.get("_validator")   # this class's own, not a base class's
+        if validator is None:
+            validator = Draft202012Validator(cls.SCHEMA, format_checker=Draft202012Validator.FORMAT_CHECKER)
+            cls._validator = validator
+        return validator
 
     def to_dict(self) -> dict[str, Any]:
         """The wire dict, built from the fields (see the module docstring)."""
@@ -282,6 +284,9 @@ class CompanionMessage(Payload):
     message: str
 
 
+NodeState = Literal["online", "offline"]
+
+
 @dataclass
 class Status(Payload):
     """A node's liveness, retained; every node's last will publishes ``offline`` here."""
@@ -296,7 +301,7 @@ class Status(Payload):
 
     node: str
     kind: str
-    state: Literal["online", "offline"]
+    state: NodeState
     ts: float = field(default_factory=now)
     extra: dict[str, Any] = field(default_factory=dict, metadata=wire(rest=True))
 

@@ -183,7 +183,11 @@ class OllamaProvider:
                 _check_cancel(context.cancel, self.name)
                 yield chunk
         finally:
-            chunks.close()    # releases the HTTP response when cancelled or abandoned
+            # the client types its stream as an Iterator; it is a generator, and closing it
+            # releases the HTTP response when cancelled or abandoned
+            close = getattr(chunks, "close", None)
+            if close is not None:
+                close()
 
     def _events(self, chunks: Iterable[Any], plan: _Plan, started: float,
                 whole: bool = False) -> Iterator[StreamEvent]:

@@ -296,11 +296,16 @@ def _tool(tool: Tool) -> dict[str, Any]:
 def _tool_choice(choice: str | dict[str, Any], tools: list[Tool]) -> str | dict[str, Any]:
     if isinstance(choice, str) and choice in _TOOL_CHOICES:
         return choice
+    return {"type": "function", "function": {"name": _named_tool(choice, tools)}}
+
+
+def _named_tool(choice: str | dict[str, Any], tools: list[Tool]) -> str:
+    """The offered tool a ``{"name": TOOL}`` choice names; anything else is E1001."""
     name = choice.get("name") if isinstance(choice, dict) else None
     if not isinstance(name, str) or name not in {t.name for t in tools}:
         raise ProviderError("E1001", f"tool_choice {choice!r}: expected auto, none, required or "
                                      f"{{'name': TOOL}} naming an offered tool")
-    return {"type": "function", "function": {"name": name}}
+    return name
 
 
 def _decision_tools(tools: list[Tool], choice: str | dict[str, Any] | None) -> list[Tool] | None:
@@ -309,7 +314,7 @@ def _decision_tools(tools: list[Tool], choice: str | dict[str, Any] | None) -> l
         return tools
     if choice == "none":
         return None
-    name = _tool_choice(choice, tools)["function"]["name"]  # type: ignore[index]
+    name = _named_tool(choice, tools)
     return [t for t in tools if t.name == name]
 
 

@@ -26,7 +26,7 @@ import ipaddress
 import os
 import socket
 from dataclasses import dataclass, field
-from typing import Any, Awaitable, Callable, Iterable, Mapping
+from typing import Any, Awaitable, Callable, Iterable, Mapping, MutableMapping, Sequence
 from urllib.parse import parse_qs, urlsplit
 
 from edge.log import get_logger
@@ -34,9 +34,11 @@ from edge.services.wire import clip, encode_json, excerpt
 
 log = get_logger(__name__)
 
-Scope = dict[str, Any]
-Receive = Callable[[], Awaitable[dict[str, Any]]]
-Send = Callable[[dict[str, Any]], Awaitable[None]]
+# the ASGI spec's shapes (as Starlette spells them), so any ASGI app or middleware fits
+Scope = MutableMapping[str, Any]
+Message = MutableMapping[str, Any]
+Receive = Callable[[], Awaitable[Message]]
+Send = Callable[[Message], Awaitable[None]]
 ASGIApp = Callable[[Scope, Receive, Send], Awaitable[None]]
 ErrorBody = Callable[[int, str, str], Any]
 """(status, message, reason) -> the JSON document a service answers a refusal with."""
@@ -228,7 +230,7 @@ def _headers(scope: Scope) -> dict[str, str]:
 
 
 def _json_error(error_body: ErrorBody, status: int, message: str, reason: str,
-                keep: list[tuple[bytes, bytes]] = ()) -> tuple[bytes, list[tuple[bytes, bytes]]]:
+                keep: Sequence[tuple[bytes, bytes]] = ()) -> tuple[bytes, list[tuple[bytes, bytes]]]:
     body = encode_json(error_body(status, message, reason)).encode()
     drop = {b"content-type", b"content-length"}
     head = [(k, v) for k, v in keep if k.lower() not in drop]
@@ -245,10 +247,10 @@ class _JsonErrors:
         self.service = service
         self.error_body = error_body
         self.started = False
-        self._held: dict[str, Any] | None = None
+        self._held: Message | None = None
         self._text = b""
 
-    async def send(self, message: dict[str, Any]) -> None:
+    async def send(self, message: Message) -> None:
         kind = message["type"]
         if kind == "http.response.start":
             self.started = True

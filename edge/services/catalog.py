@@ -76,8 +76,10 @@ class Snapshot:
         return [c.metadata_json() for c in ordered]
 
 
-def normalize_id(text: str) -> str | None:
+def normalize_id(text: object) -> str | None:
     """The canonical (lower-case, hyphenated) form of a UUID, or None when it is not one."""
+    if not isinstance(text, str):
+        return None
     try:
         return str(uuid.UUID(text))
     except (ValueError, TypeError, AttributeError):

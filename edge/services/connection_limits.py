@@ -72,6 +72,8 @@ class GuardedH11Protocol(H11Protocol):
 
     # -- uvicorn's hooks ----------------------------------------------------------------
 
+    # uvicorn's own hook takes asyncio.Transport where asyncio.Protocol says BaseTransport (an
+    # override its stubs allow only with an ignore, as uvicorn's source does itself)
     def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
         sock = transport.get_extra_info("socket")
         if sock is not None and sock.family in (socket.AF_INET, socket.AF_INET6):

@@ -266,8 +266,8 @@ class Gateway:
                 message = await websocket.receive()
                 if message["type"] == "websocket.disconnect":
                     break
-                text = message.get("text") if message.get("text") is not None else message.get("bytes") or b""
-                reply = await self.rpc.handle_text(text)
+                text = message.get("text")
+                reply = await self.rpc.handle_text(text if text is not None else message.get("bytes") or b"")
                 if reply is not None:
                     async with client.send_lock:
                         await websocket.send_text(encode_json(reply))

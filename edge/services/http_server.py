@@ -144,7 +144,7 @@ def serve_forever(app: ASGIApp, host: str, port: int, stop_event: threading.Even
     ``on_ready`` gets the started server (e.g. to print its URL), then ``ready`` is set.
     """
     stop = stop_event or threading.Event()
-    previous: dict[int, Any] = {}
+    previous: dict[signal.Signals, Any] = {}
     if threading.current_thread() is threading.main_thread():
         for sig in (signal.SIGINT, signal.SIGTERM):
             previous[sig] = signal.signal(sig, lambda *_: stop.set())

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from edge.services.access import ASGIApp, Receive, Scope, Send
+from edge.services.access import ASGIApp, Message, Receive, Scope, Send
 from edge.services.wire import WireError, decode_json, encode_json
 
 
@@ -53,7 +53,7 @@ class StrictJsonBody:
 def _replay(body: bytes, receive: Receive) -> Receive:
     sent = False
 
-    async def replay() -> dict[str, Any]:
+    async def replay() -> Message:
         nonlocal sent
         if not sent:
             sent = True

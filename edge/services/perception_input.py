@@ -78,8 +78,8 @@ def _check_against_companions(perception: Perception, companions: Sequence[Compa
     targets = [c for c in companions if perception.to in ("all", c.id)]
     specs = [s for c in targets if (s := c.perception(perception.title)) is not None]
     if not specs:
-        known = sorted({p.title for c in targets for p in c.perceptions})
-        raise FieldError("title", f"unknown perception {excerpt(perception.title)}; known: {', '.join(known)}")
+        titles = sorted({p.title for c in targets for p in c.perceptions})
+        raise FieldError("title", f"unknown perception {excerpt(perception.title)}; known: {', '.join(titles)}")
     instance = {"title": perception.title, "format": perception.format, "body": perception.body}
     problems = [sorted(_validator(spec).iter_errors(instance), key=lambda e: list(e.absolute_path))
                 for spec in specs]

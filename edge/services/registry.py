@@ -21,7 +21,7 @@ import os
 import sys
 import threading
 from pathlib import Path
-from typing import Callable, Iterable
+from typing import Callable, Iterable, Mapping
 
 from starlette.applications import Starlette
 from starlette.exceptions import HTTPException
@@ -47,7 +47,7 @@ DEFAULT_PORT = 8700
 ENDPOINTS = "GET /metadata, GET /metadata/errors, GET /companions/{id}, GET /healthz"
 
 
-def _error(status: int, message: str, headers: dict[str, str] | None = None) -> JSONResponse:
+def _error(status: int, message: str, headers: Mapping[str, str] | None = None) -> JSONResponse:
     return JSONResponse({"error": message}, status_code=status, headers=headers)
 
 
