@@ -45,7 +45,7 @@ class SendOutcome:
 
 
 class MessagingRules:
-    def __init__(self, own_id: str, clock: Clock, publish: Callable[[CompanionMessage], None],
+    def __init__(self, own_id: str, clock: Clock, publish: Callable[[CompanionMessage], object],
                  min_interval_s: float = 10.0, max_exchanges: int = 15, idle_s: float = 120.0):
         self.own_id = own_id
         self.clock = clock

@@ -20,7 +20,7 @@ import collections
 import dataclasses
 import threading
 from dataclasses import dataclass
-from typing import Any, Union
+from typing import Any, TypeGuard, Union
 
 from edge.protocol.payloads import CompanionMessage, Perception
 
@@ -48,7 +48,7 @@ class Placed:
         return event
 
 
-def is_said(item: Input) -> bool:
+def is_said(item: Input) -> TypeGuard[Perception]:
     """Text a person said (or typed): the input that must never be lost."""
     return isinstance(item, Perception) and item.format == "text"
 
@@ -85,13 +85,13 @@ class Inbox:
     def _place(self, item: Input) -> Placed:
         items = self._items
         if is_said(item):
-            said = [i for i, waiting in enumerate(items) if is_said(waiting)]
-            same = [i for i in said if items[i].title == item.title]  # type: ignore[union-attr]
+            said = [(i, waiting) for i, waiting in enumerate(items) if is_said(waiting)]
+            same = [(i, waiting) for i, waiting in said if waiting.title == item.title]
             if len(said) < self.said_size or not same:
                 items.append(item)
                 return Placed("queued", len(items))
-            last = items[same[-1]]
-            items[same[-1]] = dataclasses.replace(last, body=f"{last.body}\n{item.body}", ts=item.ts)
+            i, last = same[-1]
+            items[i] = dataclasses.replace(last, body=f"{last.body}\n{item.body}", ts=item.ts)
             return Placed("coalesced", len(items))
         if isinstance(item, Perception):
             for i, waiting in enumerate(items):

@@ -357,8 +357,10 @@ class CompanionBrain:
             self._reply(perception, f"/{command.name}: no result from the body", ok=False)
         elif result.ok:
             self._reply(perception, f"/{command.name}: done")
-        else:
+        elif result.error is not None:
             self._reply(perception, f"/{command.name}: failed ({result.error.code}): {result.error.message}", ok=False)
+        else:  # the schema requires an error with a failure; a body that sent none still gets an answer
+            self._reply(perception, f"/{command.name}: failed (no reason given)", ok=False)
 
     def _reply(self, perception: Perception, text: str, ok: bool = True) -> None:
         reply = Reply(sender=self.companion.id, to=perception.sender, in_reply_to=perception.id, text=text, ok=ok)

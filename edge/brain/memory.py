@@ -10,7 +10,7 @@ from __future__ import annotations
 import collections
 import threading
 
-from edge.providers.base import Message
+from edge.providers.base import Message, Role
 
 
 class ConversationMemory:
@@ -21,11 +21,11 @@ class ConversationMemory:
         self._turns: collections.deque[Message] = collections.deque(maxlen=max_messages or None)
         self._lock = threading.Lock()
 
-    def add(self, role: str, content: str) -> None:
+    def add(self, role: Role, content: str) -> None:
         if self.max_messages == 0:
             return
         with self._lock:
-            self._turns.append(Message(role, content))  # type: ignore[arg-type]
+            self._turns.append(Message(role, content))
 
     def window(self) -> list[Message]:
         """The remembered turns, oldest first, starting at a user turn."""

@@ -26,7 +26,7 @@ import re
 from typing import Any
 
 from edge.protocol.companion import Companion, EventSpec
-from edge.protocol.payloads import Perception
+from edge.protocol.payloads import Perception, is_perception_format
 from edge.providers.base import Message, Tool
 
 MAX_BODY_CHARS = 1500
@@ -118,6 +118,8 @@ def _example(event: EventSpec, item: Any) -> tuple[str, str] | None:
         return None
     body = item["body"]
     fmt = item.get("format") or ("text" if isinstance(body, str) else "object")
+    if not is_perception_format(fmt):
+        return None
     perception = Perception(title=event.perception, body=body, format=fmt)
     shown = {"action": action, "params": decision["params"]} if action != "none" else {"action": "none"}
     return user_text(perception), _compact(shown)

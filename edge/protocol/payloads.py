@@ -17,7 +17,7 @@ import dataclasses
 import time
 import uuid
 from dataclasses import dataclass, field
-from typing import Any, ClassVar, Literal, NamedTuple
+from typing import Any, ClassVar, Literal, NamedTuple, TypeGuard, get_args
 
 from jsonschema import Draft202012Validator
 
@@ -175,6 +175,10 @@ class Payload:
 
 
 PerceptionFormat = Literal["text", "object", "image"]
+
+
+def is_perception_format(value: object) -> TypeGuard[PerceptionFormat]:
+    return value in get_args(PerceptionFormat)
 
 
 @dataclass

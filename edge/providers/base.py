@@ -85,11 +85,14 @@ class Tool:
     parameters: dict[str, Any]
 
 
+Role = Literal["system", "user", "assistant", "tool"]
+
+
 @dataclass
 class Message:
     """One turn of conversation history sent to the provider."""
 
-    role: Literal["system", "user", "assistant", "tool"]
+    role: Role
     content: str
 
 

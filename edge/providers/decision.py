@@ -114,8 +114,9 @@ def decision_budget(tools: Iterable[Tool], max_string: int = DEFAULT_MAX_STRING)
         if "string" in types:
             return 4 + int(schema.get("maxLength", max_string))
         if "object" in types or "properties" in schema:
-            props = schema.get("properties") if isinstance(schema.get("properties"), Mapping) else {}
-            return 4 + sum(4 + cost(v) for v in props.values())
+            props = schema.get("properties")
+            fields = props.values() if isinstance(props, Mapping) else ()
+            return 4 + sum(4 + cost(v) for v in fields)
         if "array" in types:
             return 4 + int(schema.get("maxItems", DEFAULT_MAX_ITEMS)) * (1 + cost(schema.get("items")))
         return 6     # a number, boolean or null
