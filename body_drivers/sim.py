@@ -39,6 +39,9 @@ class SimConfig:
     max_duration_s: float = 5.0  # no simulated motion takes longer than this
 
 
+SPOKEN_KEPT = 1000
+
+
 class SimBody:
     """Executes actions against a simulated pose; thread-safe reads of ``pose``."""
 
@@ -49,7 +52,7 @@ class SimBody:
         self._pose = Pose()
         self._lock = threading.Lock()
         self._stop = threading.Event()
-        self.spoken: list[dict[str, Any]] = []
+        self.spoken: list[dict[str, Any]] = []   # the last SPOKEN_KEPT sentences (tests, the demo)
         self._handlers: dict[str, Callable[[Action, threading.Event], None]] = {
             "move": self._move, "look": self._look, "speak": self._speak,
         }
@@ -105,6 +108,7 @@ class SimBody:
             if entry["cancelled"]:
                 raise ActionFailure("cancelled", "speech cut short (estop or stop)")
         self.spoken.append(entry)
+        del self.spoken[:-SPOKEN_KEPT]   # a robot that talks all day must not keep every sentence
         self.timeline.record("speech.done", **entry)
 
     def _gesture(self, action: Action, cancel: threading.Event) -> None:

@@ -14,7 +14,8 @@ each ``generate`` call consumes the next item:
 Any item may add ``"metadata": {...}``. Shorthand actions are *not* checked against the offered
 tools, so a test can hand the brain an unknown action on purpose; ``raw`` items are.
 Every call is recorded in ``calls`` as ``(prompt, context)`` so tests can assert on what the
-brain sent. With ``delay_s=0`` nothing sleeps (a latency bench measures the rest of the stack).
+brain sent; only the last ``keep_calls`` are kept, so a looping script in a soak or a demo does
+not grow without bound. With ``delay_s=0`` nothing sleeps (a latency bench measures the rest of the stack).
 """
 
 from __future__ import annotations
@@ -44,7 +45,7 @@ class ScriptedProvider:
     """Replays a script item by item; thread-safe, so several brains may share one."""
 
     def __init__(self, path_or_items: str | Path | Sequence[dict[str, Any]], delay_s: float = 0.0,
-                 loop: bool = False):
+                 loop: bool = False, keep_calls: int = 1000):
         if isinstance(path_or_items, (str, Path)):
             self.source = str(path_or_items)
             self.items = load_script(path_or_items)
@@ -55,6 +56,8 @@ class ScriptedProvider:
         self.delay_s = delay_s
         self.loop = loop
         self.calls: list[tuple[str, ProviderContext]] = []
+        self.call_count = 0
+        self.keep_calls = keep_calls
         self._next = 0
         self._lock = threading.Lock()
 
@@ -68,10 +71,12 @@ class ScriptedProvider:
             # A snapshot, cheap: the brain reuses one context and swaps in longer histories.
             self.calls.append((prompt, dataclasses.replace(context, tools=list(context.tools),
                                                            history=list(context.history))))
+            del self.calls[:-self.keep_calls]
+            self.call_count += 1
             if self._next >= len(self.items):
                 if not self.loop or not self.items:
                     raise ProviderError("E1001", f"script {self.source} is exhausted: all {len(self.items)} "
-                                                 f"replies used, call {len(self.calls)} has none left")
+                                                 f"replies used, call {self.call_count} has none left")
                 self._next = 0
             index = self._next
             self._next += 1
