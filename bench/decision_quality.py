@@ -134,8 +134,8 @@ def run_model(spec: str, selected: list[Case], seeds: list[int], threads: int | 
                 if companion is None:    # a new companion: warm the model with it, as a brain does at start
                     companion = companions[case.companion] = load_companion(ROOT / "companions" / f"{case.companion}.json")
                     warmed[case.companion] = _warm(provider, companion, config)
-                first = not any(o["companion"] == case.companion and o["route"] == "llm" and o["seed"] == seed
-                                for o in outcomes)
+                first = seed == seeds[0] and not any(o["companion"] == case.companion and o["route"] == "llm"
+                                                     for o in outcomes)
                 outcomes.append(_run_case(provider, companion, case, seed, config))
                 outcomes[-1]["first_after_ready"] = first and outcomes[-1]["route"] == "llm"
                 if show:

@@ -202,6 +202,12 @@ class BodyNode:
     def _finish(self, action: Action, started: float, error: ActionError | None) -> None:
         result = ActionResult(id=action.id, name=action.name, ok=error is None, sender=self.bus.node_id,
                               started=started, finished=time.time(), error=error)
+        # The timeline first: whoever reacts to the result finds the action's whole story written.
+        if error is None:
+            self.timeline.record("action.finished", id=action.id, name=action.name)
+        else:
+            log.info("action.failed", name=action.name, id=action.id, code=error.code, reason=error.message)
+            self.timeline.record("action.failed", id=action.id, name=action.name, code=error.code, reason=error.message)
         try:
             self.bus.publish(result)
         except CodecError as exc:  # e.g. a lone surrogate in a name or message: say so instead
@@ -211,8 +217,3 @@ class BodyNode:
             self.bus.publish(ActionResult(id=codec.scrub(action.id), name=codec.scrub(action.name), ok=False,
                                           sender=self.bus.node_id, started=started, finished=time.time(),
                                           error=error))
-        if error is None:
-            self.timeline.record("action.finished", id=action.id, name=action.name)
-        else:
-            log.info("action.failed", name=action.name, id=action.id, code=error.code, reason=error.message)
-            self.timeline.record("action.failed", id=action.id, name=action.name, code=error.code, reason=error.message)

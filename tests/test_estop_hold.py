@@ -89,7 +89,9 @@ class GoalLog:
 def slow_body(tmp_path):
     link = str(tmp_path / "servos")
     sim = start_simulator("feetech", link, [1, 2], speed=SLOW_TICKS_S)
-    config = parse_body_config(body_table(link, settle_s=10.0))   # a slow servo is not a blocked one
+    # a slow servo is not a blocked one; and a busy test machine may answer a read late (the
+    # real 50 ms reply timeout would turn that into a servo fault, not what this test is about)
+    config = parse_body_config(body_table(link, settle_s=10.0, timeout_s=0.3, retries=3))
     body = build_servo_body(config).start()
     assert body.state == "active", list(body.faults)
     yield sim, config, body

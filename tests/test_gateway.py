@@ -481,13 +481,15 @@ def test_a_stalled_socket_loses_its_oldest_notifications_not_the_bus(broker, pip
             _wait_clients(g, 2)
             stalled.send(json.dumps(rpc(params=HELLO, id=1)))
             assert "result" in json.loads(stalled.recv(timeout=5))
-            filler = base64.b64encode(os.urandom(150_000)).decode()  # incompressible: fills TCP buffers
-            for n in range(40):  # lock-step with the reader, so only the stalled client falls behind
+            # incompressible, and more than loopback's auto-tuned socket buffers can absorb (~16 MB
+            # in all), so the stalled client's notifications really pile up in the gateway
+            filler = base64.b64encode(os.urandom(180_000)).decode()   # under the 256 kB payload limit
+            for n in range(80):  # lock-step with the reader, so only the stalled client falls behind
                 action = Action(name="speak", params={"message": filler, "n": n}, sender=pip.id)
                 brain.publish(action)
                 assert _notification(reader, "action.execute", action.id, timeout=10)["params"]["n"] == n
             # once it reads again, the stalled client catches up to the newest action
-            assert _notification(stalled, "action.execute", action.id, timeout=10)["params"]["n"] == 39
+            assert _notification(stalled, "action.execute", action.id, timeout=10)["params"]["n"] == 79
         dropped = {r.getMessage().split()[1] for r in caplog.records if "gateway.ws_dropped" in r.getMessage()}
         assert len(dropped) == 1  # the stalled client only
     finally:
