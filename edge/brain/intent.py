@@ -66,7 +66,22 @@ class CommandSense:
         (within ``TIE`` of each other); else nothing. The encoder tells which action, far more
         reliably than a 0.5B model ("Gimme your left paw" made the model sit); the model then only
         fills in the parameters, held to the action's schema by the grammar."""
+        return _wanted(self.ranked(text))
+
+    def offer(self, text: str, tools: list[Tool]) -> tuple[list[Tool], bool]:
+        """What a person said -> the actions to offer the model, and whether to lean towards
+        words. The sentence is embedded once (this runs on every turn)."""
+        if self.says_no(text):
+            words = [t for t in tools if t.name in SPEECH_ACTIONS]
+            return (words or tools), True
         ranked = self.ranked(text)
-        if not ranked or ranked[0][1] < CLEAR_COMMAND_SCORE:
-            return []
-        return [name for name, score in ranked[:2] if score >= ranked[0][1] - TIE]
+        wanted = _wanted(ranked)
+        narrowed = [t for t in tools if t.name in wanted]
+        best = ranked[0][1] if ranked else 0.0
+        return (narrowed or tools), best < COMMAND_SCORE
+
+
+def _wanted(ranked: list[tuple[str, float]]) -> list[str]:
+    if not ranked or ranked[0][1] < CLEAR_COMMAND_SCORE:
+        return []
+    return [name for name, score in ranked[:2] if score >= ranked[0][1] - TIE]

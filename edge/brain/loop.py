@@ -25,7 +25,7 @@ from edge.brain import prompt
 from edge.brain.clock import Clock, SystemClock
 from edge.brain.conversation import MessagingRules
 from edge.brain.inbox import Inbox, Input
-from edge.brain.intent import COMMAND_SCORE, CommandSense
+from edge.brain.intent import CommandSense
 from edge.brain.fast_path import FastPath
 from edge.brain.memory import ConversationMemory
 from edge.brain.novelty import ViewMemory
@@ -38,7 +38,6 @@ from edge.protocol.companion import Companion
 from edge.protocol.dedupe import RecentIds
 from edge.protocol.payloads import Action, ActionError, ActionResult, CompanionMessage, Estop, Perception, Reply
 from edge.providers.base import Provider, ProviderError, ToolCall, warm
-from edge.providers.decision import SPEECH_ACTIONS
 from edge.providers.retrieval import choose_tools, perception_query
 from edge.providers.sentence_examples import sentence_examples
 
@@ -322,12 +321,7 @@ class CompanionBrain:
         # they clearly do, the model is asked how to act, not whether to talk (intent.py)
         spoken_to = perception.format == "text"
         if spoken_to:
-            spoken_to = self._commands.closest(perception.body_text())[1] < COMMAND_SCORE
-            wanted = self._commands.asks_for(perception.body_text())
-            if self._commands.says_no(perception.body_text()):
-                wanted = [t.name for t in tools if t.name in SPEECH_ACTIONS]
-            if wanted and any(t.name in wanted for t in tools):
-                tools = [t for t in tools if t.name in wanted]
+            tools, spoken_to = self._commands.offer(perception.body_text(), tools)
         return self._turns.run(prompt.user_text(perception), tools, perception.id, system, spoken_to).results
 
     def handle_message(self, message: CompanionMessage) -> list[ActionResult]:
