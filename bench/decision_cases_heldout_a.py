@@ -12,20 +12,6 @@ from decision_checks import either, look, move, named, near_zero, neg, nothing, 
 GREETS_JA_WIDE = f"({GREETS_JA}|やっほ|ねえねえ|はーい)"
 
 
-def _gesture(kind: str):
-    """named("gesture", name=kind) cannot be written (named's own first parameter is `name`),
-    so: the gesture action, via named(), and that gesture's name."""
-    base = named("gesture")
-
-    def check(d):
-        reason = base(d)
-        if reason:
-            return reason
-        got = d[1].get("name")
-        return None if got == kind else f"gesture name={got!r}, expected {kind!r}"
-    return check
-
-
 def _en(text: str, mentions: str | None = None, what: str = "") -> tuple:
     return said(text), speak(heard=text, mentions=mentions, what=what, lang="en")
 
@@ -175,8 +161,8 @@ def _mai() -> list[Case]:
         Case("mai_look_left", c, said("麻衣、左を向いてくれる？"), look(x=neg), "look left"),
         Case("mai_step_back", c, said("ちょっと後ろに下がってもらえる？"), move(y=neg), "move back"),
         Case("mai_bow_everyone", c, said("みんなにお辞儀してくれる？"),
-             _gesture("bow"), "bow"),
-        Case("mai_wave_hand", c, said("マイ、手を振ってあげて"), _gesture("wave"), "wave"),
+             named("gesture", name="bow"), "bow"),
+        Case("mai_wave_hand", c, said("マイ、手を振ってあげて"), named("gesture", name="wave"), "wave"),
     ]
     p, s = _ja("あなたの名前は？", r"麻衣|麻布|まい|マイ", "say her name")
     out.append(Case("mai_ask_name", c, p, s, "say her name, 麻衣"))
@@ -184,11 +170,11 @@ def _mai() -> list[Case]:
     out.append(Case("mai_ask_fav_language", c, p, s, "name a language and why, in Japanese"))
     text = "論理パズルは好き？"
     out.append(Case("mai_ask_like_puzzles", c, said(text),
-                    either(_gesture("nod"), speak(heard=text, lang="ja")),
+                    either(named("gesture", name="nod"), speak(heard=text, lang="ja")),
                     "nod yes, or answer in Japanese"))
     text = "さすが麻衣、説明がすごくわかりやすかったよ"
     out.append(Case("mai_praise_explained", c, said(text),
-                    either(_gesture("look_away"), speak(heard=text, lang="ja")),
+                    either(named("gesture", name="look_away"), speak(heard=text, lang="ja")),
                     "look away shyly, or a curt thanks in Japanese"))
     p, s = _ja("今日は失敗ばかりで、ちょっと落ち込んでる")
     out.append(Case("mai_chat_down", c, p, s, "say something to help, in Japanese"))

@@ -8,17 +8,6 @@ from decision_cases import Case, said, seen, PERSON_LEFT, PERSON_RIGHT, PERSON_C
 from decision_checks import either, look, look_at, move, named, near_zero, neg, nothing, pos, speak
 
 
-def gesture(name: str):
-    """Mai's gesture action with that gesture name (named() cannot check a param called name)."""
-    def check(d):
-        if d[0] != "gesture":
-            return f"expected gesture, got {d[0]}"
-        if d[1].get("name") != name:
-            return f"gesture name={d[1].get('name')!r}, expected {name!r}"
-        return None
-    return check
-
-
 def wag_fast(d):
     """A wag that is clearly fast."""
     if d[0] != "wag":
@@ -206,19 +195,19 @@ def _mai() -> list[Case]:
         Case("mai_check_right", c, said(t["right"]), look(x=pos), "looks to her right"),
         Case("mai_look_feet", c, said(t["down"]), look(y=neg), "looks down"),
         Case("mai_forward_1m", c, said(t["fwd"]), move(y=pos), "moves forward"),
-        Case("mai_bow_guest", c, said(t["bow"]), gesture("bow"), "bows"),
+        Case("mai_bow_guest", c, said(t["bow"]), named("gesture", name="bow"), "bows"),
         Case("mai_name", c, said(t["name"]),
              speak(heard=t["name"], mentions=r"麻衣|まい|マイ|麻布", what="say her name", lang="ja"), "says her name"),
         Case("mai_grade", c, said(t["grade"]),
              speak(heard=t["grade"], mentions=r"1年|一年|いちねん", what="say she is a first-year", lang="ja"),
              "says she is in her first year"),
         Case("mai_python", c, said(t["python"]),
-             either(gesture("nod"), speak(heard=t["python"], lang="ja")), "nods or answers"),
+             either(named("gesture", name="nod"), speak(heard=t["python"], lang="ja")), "nods or answers"),
         Case("mai_praise_shy", c, said(t["praise"]),
-             either(gesture("look_away"), speak(heard=t["praise"], lang="ja")), "looks away shyly or answers curtly"),
+             either(named("gesture", name="look_away"), speak(heard=t["praise"], lang="ja")), "looks away shyly or answers curtly"),
         Case("mai_bug_help", c, said(t["bug"]), speak(heard=t["bug"], lang="ja"), "gives calm, practical advice"),
         Case("mai_stranger_left", c, seen(PERSON_LEFT),
-             either(look_at(x=neg), speak(mentions=GREETS_JA, what="greet", lang="ja"), gesture("bow")),
+             either(look_at(x=neg), speak(mentions=GREETS_JA, what="greet", lang="ja"), named("gesture", name="bow")),
              "looks left at the newcomer, or greets them"),
         Case("mai_laptop_right", c, seen(LAPTOP_RIGHT),
              either(speak(lang="ja"), look_at(x=pos)), "comments on the laptop or looks right at it"),

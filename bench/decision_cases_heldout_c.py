@@ -21,17 +21,6 @@ def _wag_slowly(d):
     return None
 
 
-def _gesture(*names: str):
-    """Mai's gesture action with its ``name`` param one of ``names``."""
-    def check(d):
-        if d[0] != "gesture":
-            return f"expected gesture, got {d[0]}"
-        if d[1].get("name") not in names:
-            return f"gesture name={d[1].get('name')!r}, expected one of {names}"
-        return None
-    return check
-
-
 def _move_towards_right_or_ahead(d):
     """move towards something ahead on the right: not backwards, not to the left."""
     if d[0] != "move":
@@ -231,7 +220,7 @@ def mai_cases() -> list[Case]:
              "asked by name to look left: looks left"),
         Case("mai_step_back", MAI, said(back), move(y=neg),
              "too close, one step back: moves back"),
-        Case("mai_bow_to_stranger", MAI, said(bow), _gesture("bow"),
+        Case("mai_bow_to_stranger", MAI, said(bow), named("gesture", name="bow"),
              "asked to show a bow: bows"),
         Case("mai_right_one_metre", MAI, said(right), move(x=pos),
              "1 metre to the right, the number as a digit: moves right"),
@@ -241,14 +230,14 @@ def mai_cases() -> list[Case]:
         Case("mai_which_year", MAI, said(grade),
              speak(heard=grade, mentions=r"(1|一)年", what="say she is in her first year", lang="ja"),
              "asked which year she is in: says first year, in Japanese"),
-        Case("mai_likes_programming", MAI, said(likes), either(speak(heard=likes, lang="ja"), _gesture("nod")),
+        Case("mai_likes_programming", MAI, said(likes), either(speak(heard=likes, lang="ja"), named("gesture", name="nod")),
              "asked whether she likes programming: answers in Japanese or nods"),
         Case("mai_thanked", MAI, said(thanks),
-             either(_gesture("look_away", "nod", "bow"), speak(heard=thanks, lang="ja")),
+             either(named("gesture", name=("look_away", "nod", "bow")), speak(heard=thanks, lang="ja")),
              "thanked: shyly looks away, nods or bows, or answers curtly in Japanese"),
         Case("mai_cannot_sleep", MAI, said(sleep), speak(heard=sleep, lang="ja"),
              "the user cannot sleep lately: answers in Japanese"),
-        Case("mai_sees_stranger_right", MAI, seen(PERSON_RIGHT), either(look_at(x=pos), _gesture("look_away")),
+        Case("mai_sees_stranger_right", MAI, seen(PERSON_RIGHT), either(look_at(x=pos), named("gesture", name="look_away")),
              "a stranger appears on the right: glances at them (or shyly away), without talking yet"),
         Case("mai_sees_laptop_left", MAI,
              seen(desk, ("laptop", 0.2, 0.45, 0.45, 0.8), changes=[{"label": "laptop", "change": "appeared"}],

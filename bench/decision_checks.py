@@ -98,14 +98,16 @@ def move(**bounds: Callable[[float], bool]) -> Check:
     return _towards("move", bounds)
 
 
-def named(name: str, **params: Any) -> Check:
-    """That action, and where given, those exact params."""
+def named(action: str, /, **params: Any) -> Check:
+    """That action, and where given, those params: a value, or a tuple of the values allowed.
+    (``action`` is positional-only, so a param may be called ``name``: gesture(name="bow").)"""
     def check(d: Decision) -> str | None:
-        if d[0] != name:
-            return f"expected {name}, got {d[0]}"
+        if d[0] != action:
+            return f"expected {action}, got {d[0]}"
         for key, want in params.items():
-            if d[1].get(key) != want:
-                return f"{name} {key}={d[1].get(key)!r}, expected {want!r}"
+            got = d[1].get(key)
+            if (got not in want) if isinstance(want, tuple) else (got != want):
+                return f"{action} {key}={got!r}, expected {'one of ' if isinstance(want, tuple) else ''}{want!r}"
         return None
     return check
 
