@@ -64,19 +64,13 @@ def _rule(event: EventSpec) -> str:
     return f"on {event.perception}: {event.condition} (actions: {', '.join(event.actions)})"
 
 
-def examples(companion: Companion, perception_title: str | None = None) -> list[str]:
-    """The worked examples of this perception's events, each as the user text the model will see
-    followed by the decision it should answer with (compact JSON, as the grammar emits it).
+def example_pairs(companion: Companion, perception_title: str | None = None) -> list[tuple[str, str]]:
+    """The worked examples as (user text, decision JSON) pairs, at most ``MAX_EXAMPLES``: the
+    perception line the model will see and the compact decision it should answer with.
 
     An event gives them as ``"x-examples": [{"body": ..., "decision": {"action": ..., "params":
     {...}}}]`` (``format`` optional: "text" for a string body, "object" otherwise). Examples
-    whose action is not one of their event's actions, or that are malformed, are skipped.
-    """
-    return [f"{said}\n{decided}" for said, decided in example_pairs(companion, perception_title)]
-
-
-def example_pairs(companion: Companion, perception_title: str | None = None) -> list[tuple[str, str]]:
-    """The examples as (user text, decision JSON) pairs, at most ``MAX_EXAMPLES``."""
+    whose action is not one of their event's actions, or that are malformed, are skipped."""
     out: list[tuple[str, str]] = []
     for event, raw in _events_with_source(companion, perception_title):
         items = raw.get(EXAMPLES_KEY) if isinstance(raw, dict) else None
