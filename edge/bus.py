@@ -7,11 +7,12 @@ What a node gets from ``Bus`` without thinking about it:
 - resubscription after every reconnect;
 - a retained ``status/<node>`` of ``online``, a last will of ``offline``, and a clean
   shutdown that publishes ``offline`` itself;
-- every received payload decoded by the strict wire codec and validated against its schema;
-  an invalid one is logged with the reason and handed to an optional ``on_invalid`` callback;
-- a guard around decoding and every handler: nothing a message or a handler does can kill
-  paho's network thread. Each failure is logged (node, topic, a short excerpt; at most a few
-  lines per kind every 10 s), counted in ``errors`` by kind, and shown on our ``status/<node>``;
+- every received message handed to the shared ``Guard`` (edge/runtime/guard.py): decoded by the
+  strict wire codec, validated against its schema, and nothing a message or a handler does can
+  kill paho's network thread; failures and messages nobody handles are logged, counted in
+  ``errors`` and shown on our ``status/<node>``. ``edge.runtime.local`` runs the same path in-process;
+- handlers registered before ``connect`` are subscribed in ``on_connect``, so what the broker
+  kept for our persistent session is handled, not lost, when we come back;
 - ``wait_subscribed()`` returns once the broker acknowledged every subscription (SUBACK);
 - TCP_NODELAY on the socket (see ARCHITECTURE.md: ~88 ms vs ~0.3 ms per QoS-1 hop).
 """
@@ -22,24 +23,18 @@ import os
 import socket
 import threading
 import time
-from collections import Counter
-from dataclasses import dataclass
-from typing import Any, Callable, Generic, TypeVar
+from typing import Any, Callable
 
 import paho.mqtt.client as mqtt
 from paho.mqtt.enums import CallbackAPIVersion
 
 from edge.broker import BrokerAddress
 from edge.log import get_logger
-from edge.protocol.codec import clip, excerpt
-from edge.protocol.payloads import NodeState, Payload, PayloadError, Status
+from edge.protocol.payloads import NodeState, Payload, Status
+from edge.runtime.guard import Guard
+from edge.runtime.transport import InvalidHandler, P, TransportError
 
 log = get_logger(__name__)
-
-P = TypeVar("P", bound=Payload)
-Handler = Callable[[Any], None]
-InvalidHandler = Callable[[str, PayloadError, bytes], None]
-
 
 # the nodes whose id `companion run KIND --node-id ID` sets (edge/nodes.py); the others' ids follow
 # from what they serve (brain-<companion id>, registry)
@@ -52,36 +47,8 @@ def client_id_for(node_id: str, namespace: str | None = None) -> str:
     return f"{node_id}@{namespace}" if namespace else node_id
 
 
-class BusError(RuntimeError):
+class BusError(TransportError):
     """The broker could not be reached in time, or a publish failed."""
-
-
-class _Throttle:
-    """At most ``burst`` log lines per kind per ``window_s``; the rest are counted and summed up."""
-
-    def __init__(self, burst: int = 5, window_s: float = 10.0):
-        self.burst = burst
-        self.window_s = window_s
-        self._windows: dict[str, tuple[float, int]] = {}
-
-    def allow(self, kind: str) -> tuple[bool, int]:
-        """(log this one?, how many were suppressed in the window that just ended)."""
-        now = time.monotonic()
-        start, count = self._windows.get(kind, (now, 0))
-        suppressed = 0
-        if now - start >= self.window_s:
-            suppressed, start, count = max(0, count - self.burst), now, 0
-        self._windows[kind] = (start, count + 1)
-        return count < self.burst, suppressed
-
-
-@dataclass
-class _Subscription(Generic[P]):
-    pattern: str
-    payload_type: type[P]
-    handler: Callable[[P], None]
-    on_invalid: InvalidHandler | None
-    qos: int
 
 
 class Bus:
@@ -95,14 +62,12 @@ class Bus:
         self.broker = BrokerAddress.parse(broker) if isinstance(broker, str) else broker
         self.namespace = namespace or None
         self.announce = announce
-        self._subs: list[_Subscription] = []
+        self.guard = Guard(node_id, kind, self.namespace)
         self._lock = threading.Lock()
         self._connected = threading.Event()
         self._closing = False
         self._keepalive = keepalive
         self.connects = 0  # how many times a connection was (re)established; tests watch it
-        self._errors: Counter[str] = Counter()
-        self._throttle = _Throttle()
         self._sub_cond = threading.Condition(self._lock)
         self._pending_mids: set[int] = set()
         self._early_acks: set[int] = set()
@@ -191,9 +156,8 @@ class Bus:
 
     @property
     def errors(self) -> dict[str, int]:
-        """Failures survived so far, by kind: ``invalid_payload``, ``handler_failed``, ..."""
-        with self._lock:
-            return dict(self._errors)
+        """Failures survived so far, by kind: ``invalid_payload``, ``handler_failed``, ``unhandled``, ..."""
+        return self.guard.errors
 
     # -- publish / subscribe --------------------------------------------------------------
 
@@ -209,10 +173,9 @@ class Bus:
 
     def subscribe(self, payload_type: type[P], handler: Callable[[P], None],
                   on_invalid: InvalidHandler | None = None, qos: int | None = None) -> None:
-        sub = _Subscription(payload_type.topic_pattern(self.namespace), payload_type, handler,
-                            on_invalid, payload_type.QOS if qos is None else qos)
-        with self._lock:
-            self._subs.append(sub)
+        """Register a handler; call it before ``connect`` (see the module docstring). One added
+        while connected is subscribed at once, but misses what the broker delivered before."""
+        sub = self.guard.add(payload_type, handler, on_invalid, qos)
         if self._connected.is_set():
             self._subscribe(self.client, sub.pattern, sub.qos)
 
@@ -228,17 +191,13 @@ class Bus:
 
     def set_status(self, state: NodeState = "online", **extra: Any) -> None:
         """Publish our retained status, e.g. with details such as ``companion=<id>``."""
-        self._extra_status = extra
+        self.guard.status_extra = extra
         self.publish(self._status(state))
 
     # -- paho callbacks -------------------------------------------------------------------
 
     def _status(self, state: NodeState) -> Status:
-        extra = dict(getattr(self, "_extra_status", {}))
-        errors = self.errors
-        if errors:
-            extra["errors"] = errors
-        return Status(node=self.node_id, kind=self.kind, state=state, extra=extra)
+        return self.guard.status(state)
 
     def _on_socket_open(self, client, userdata, sock) -> None:
         try:
@@ -254,8 +213,7 @@ class Bus:
                 if "auth" in str(reason_code).lower() or "password" in str(reason_code).lower() else ""
             log.warning("bus.refused", node=self.node_id, broker=str(self.broker), reason=str(reason_code), hint=hint)
             return
-        with self._lock:
-            patterns = sorted({(s.pattern, s.qos) for s in self._subs})
+        patterns = self.guard.patterns()
         with self._sub_cond:
             self._pending_mids.clear()
             self._early_acks.clear()
@@ -291,7 +249,7 @@ class Bus:
     def _on_subscribe(self, client, userdata, mid, reason_codes, properties) -> None:
         refused = [str(rc) for rc in reason_codes if rc.is_failure]
         if refused:
-            self._failed("subscribe_refused", "", b"", f"the broker refused a subscription: {', '.join(refused)}")
+            self.guard.failed("subscribe_refused", "", b"", f"the broker refused a subscription: {', '.join(refused)}")
         with self._sub_cond:
             if mid in self._pending_mids:
                 self._pending_mids.discard(mid)
@@ -300,51 +258,5 @@ class Bus:
             self._sub_cond.notify_all()
 
     def _on_message(self, client, userdata, msg: mqtt.MQTTMessage) -> None:
-        """paho's thread: nothing may escape from here (see the module docstring)."""
-        try:
-            self._dispatch(msg)
-        except Exception as exc:  # a bug of ours between decode and handler; counted all the same
-            self._failed("dispatch_failed", msg.topic, msg.payload, repr(exc))
-
-    def _dispatch(self, msg: mqtt.MQTTMessage) -> None:
-        """Decode once per payload type (several handlers may share one), then call each handler."""
-        with self._lock:
-            subs = [s for s in self._subs if mqtt.topic_matches_sub(s.pattern, msg.topic)]
-        decoded: dict[type, Any] = {}
-        for sub in subs:
-            if sub.payload_type not in decoded:
-                try:
-                    decoded[sub.payload_type] = sub.payload_type.decode(msg.payload)
-                except PayloadError as exc:
-                    decoded[sub.payload_type] = exc
-                    self._failed("invalid_payload", msg.topic, msg.payload, exc.message)
-                except Exception as exc:  # the codec or schema library itself failed
-                    decoded[sub.payload_type] = None
-                    self._failed("decode_failed", msg.topic, msg.payload, repr(exc))
-            payload = decoded[sub.payload_type]
-            if isinstance(payload, PayloadError):
-                if sub.on_invalid is not None:
-                    self._call(msg.topic, msg.payload, sub.on_invalid, msg.topic, payload, msg.payload)
-            elif payload is not None:
-                self._call(msg.topic, msg.payload, sub.handler, payload)
-
-    def _call(self, topic: str, raw: bytes | bytearray, fn: Callable, *args: Any) -> None:
-        try:
-            fn(*args)
-        except Exception as exc:  # a handler bug must not kill the network thread
-            handler = getattr(fn, "__qualname__", repr(fn))
-            self._failed("handler_failed", topic, raw, f"{handler}: {exc!r}", exc_info=True)
-
-    def _failed(self, kind: str, topic: str, raw: bytes | bytearray, reason: str, exc_info: bool = False) -> None:
-        """Count a failure and log it (throttled per kind); never raises."""
-        try:
-            with self._lock:
-                self._errors[kind] += 1
-            allowed, suppressed = self._throttle.allow(kind)
-            if suppressed:
-                log.warning("bus.errors_suppressed", node=self.node_id, kind=kind, count=suppressed)
-            if allowed:
-                log.warning(f"bus.{kind}", node=self.node_id, topic=topic, reason=clip(reason),
-                            excerpt=excerpt(raw), exc_info=exc_info)
-        except Exception:  # logging itself failed (a closed stream): the count above still stands
-            pass
+        """paho's thread: the guard lets nothing escape (edge/runtime/guard.py)."""
+        self.guard.dispatch(msg.topic, msg.payload)
