@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import base64
 import re
-import signal
 import sys
 import threading
 import time
@@ -22,7 +21,7 @@ from pathlib import Path
 from typing import Any, Callable
 
 from edge.broker import BrokerAddress
-from edge.bus import Bus, BusError
+from edge.bus import Bus
 from edge.log import get_logger
 from edge.perception.camera import Camera, CameraError, CaptureConfig, Frame, parse_source
 from edge.perception.camera_cli import CameraLines
@@ -30,6 +29,8 @@ from edge.perception.detectors import Detector, DetectorError, make_detector
 from edge.perception.scene import PolicyConfig, SceneEvent, ScenePolicy
 from edge.perception.tracking import TrackConfig, Tracker
 from edge.protocol.payloads import Action, Perception
+from edge.runtime.node import Node, NodeError
+from edge.runtime.transport import Transport
 
 log = get_logger(__name__)
 
@@ -62,7 +63,7 @@ def default_node_id(source: str | int) -> str:
 class CameraNode:
     """One loop on the caller's thread; the camera captures on its own."""
 
-    def __init__(self, bus: Bus, camera: Camera, detector: Detector, policy: ScenePolicy | None = None,
+    def __init__(self, bus: Transport, camera: Camera, detector: Detector, policy: ScenePolicy | None = None,
                  options: NodeOptions | None = None, companion_id: str | None = None,
                  tracker: Tracker | None = None, status: Callable[..., None] | None = None):
         self.bus = bus
@@ -186,77 +187,48 @@ def jpeg_base64(image: Any, max_side: int, quality: int) -> str:
     return base64.b64encode(data.tobytes()).decode("ascii")
 
 
-class _StatusBoard:
-    """Merges camera states and node details into the bus's retained status."""
-
-    def __init__(self, bus: Bus, **base: Any):
-        self.bus = bus
-        self.fields: dict[str, Any] = dict(base)
-
-    def __call__(self, state: str, **details: Any) -> None:
-        for transient in ("reason", "retry_in_s", "attempt", "warning"):
-            self.fields.pop(transient, None)
-        self.fields.update(camera=state, **{k: v for k, v in details.items() if v is not None})
-        self.bus.set_status("online", **self.fields)
-
-
 def run_camera(source: str | int, detector_spec: str = DEFAULT_DETECTOR,
                broker: BrokerAddress | str = BrokerAddress(), namespace: str | None = None,
                companion_id: str | None = None, *, node_id: str | None = None,
                capture: CaptureConfig | None = None, policy: PolicyConfig | None = None,
                options: NodeOptions | None = None, track: TrackConfig | bool | None = None,
                stop: threading.Event | None = None, bus_timeout_s: float = 30.0,
-               detector_options: dict[str, Any] | None = None, quiet: bool = False) -> int:
+               detector_options: dict[str, Any] | None = None, quiet: bool = False,
+               transport: Transport | None = None) -> int:
     """``companion run camera``: run until the recording ends or SIGINT/SIGTERM (or ``stop``).
-    ``detector_options`` go to YOLO detectors (conf, imgsz, iou, names, backend).
+    ``detector_options`` go to YOLO detectors (conf, imgsz, iou, names, backend); ``transport``
+    replaces the MQTT bus (tests: ``edge.runtime.local``).
     Exit status 0 when it ended or was stopped, 1 when the broker, the detector or the source
     cannot be used (the reason is printed and left in the retained status)."""
     node_id = node_id or default_node_id(source)
-    try:
-        bus = Bus(node_id, "camera", broker, namespace=namespace).connect(bus_timeout_s)
-    except BusError as exc:
-        print(f"companion run camera: {exc}", file=sys.stderr)
-        return 1
-    board = _StatusBoard(bus, source=str(source), detector=detector_spec)
+    node = Node(transport or Bus(node_id, "camera", broker, namespace=namespace), source=str(source),
+                detector=detector_spec)
     lines = CameraLines(node_id, quiet=quiet)  # the terminal's lines (-q: none)
 
     def on_status(state: str, **details: Any) -> None:  # the camera's state goes to the bus and the terminal
-        board(state, **details)
+        node.status(state, **details)
         lines.status(state, **details)
 
-    stop, restore = _stop_event(stop)
-    try:
-        board("starting")
+    def main(node: Node) -> int:
+        node.status("starting")
         try:
             detector = make_detector(detector_spec, **(detector_options or {}))
-            camera = Camera(parse_source(source), capture or CaptureConfig(),
-                            on_status=on_status)
+            camera = Camera(parse_source(source), capture or CaptureConfig(), on_status=on_status)
             camera.start()
         except (DetectorError, CameraError) as exc:
-            board("failed", reason=str(exc))
-            print(f"companion run camera: {exc}", file=sys.stderr)
-            return 1
+            raise NodeError(str(exc)) from exc
         tracker = Tracker(track if isinstance(track, TrackConfig) else None) if track else None
-        node = CameraNode(bus, camera, detector, ScenePolicy(policy), options, companion_id, tracker, board)
-        node.on_scene = lines.scene
+        loop = CameraNode(node.transport, camera, detector, ScenePolicy(policy), options, companion_id, tracker,
+                          node.status)
+        loop.on_scene = lines.scene
         lines.started(str(source), detector.name, capture or CaptureConfig())
         try:
-            code = node.run(stop)
+            code = loop.run(node.stop_event)
         finally:
             camera.stop()
-        lines.ended(stop.is_set(), node.stats())
+        lines.ended(node.stop_event.is_set(), loop.stats())
         if camera.error is not None:
             print(f"companion run camera: {camera.error}", file=sys.stderr)
         return code
-    finally:
-        restore()
-        bus.close()
 
-
-def _stop_event(stop: threading.Event | None) -> tuple[threading.Event, Any]:
-    """The caller's stop event, or one set by SIGINT/SIGTERM (main thread only)."""
-    if stop is not None or threading.current_thread() is not threading.main_thread():
-        return stop or threading.Event(), lambda: None
-    event = threading.Event()
-    previous = {sig: signal.signal(sig, lambda *_: event.set()) for sig in (signal.SIGINT, signal.SIGTERM)}
-    return event, lambda: [signal.signal(sig, handler) for sig, handler in previous.items()]
+    return node.run(main, stop=stop, timeout=bus_timeout_s)

@@ -24,8 +24,6 @@ import bisect
 import collections
 import queue
 import re
-import signal
-import sys
 import threading
 import time
 from collections.abc import Callable, Iterable, Sequence
@@ -34,7 +32,7 @@ from pathlib import Path
 from typing import Any
 
 from edge.broker import BrokerAddress
-from edge.bus import Bus, BusError
+from edge.bus import Bus
 from edge.log import get_logger
 from edge.perception.audio_source import AudioSource, SourceError, open_source
 from edge.perception.narration import Narrator, seconds
@@ -43,6 +41,8 @@ from edge.perception.stt import Recognizer, RecognizerError, Transcript, choose_
 from edge.perception.vad import Segmenter, SegmenterConfig, Utterance, choose_vad
 from edge.perception.vad_silero import VadError
 from edge.protocol.payloads import Action, ActionResult, Perception
+from edge.runtime.node import Node, NodeError
+from edge.runtime.transport import Transport
 
 log = get_logger(__name__)
 
@@ -87,7 +87,7 @@ class _Marks:
 class MicNode:
     """Runs one audio source to its end (or ``stop``), publishing what it recognizes."""
 
-    def __init__(self, bus: Bus, source: AudioSource, recognizer: Recognizer,
+    def __init__(self, bus: Transport, source: AudioSource, recognizer: Recognizer,
                  options: MicOptions | None = None, *, gate: SelfVoiceGate | None = None,
                  segmenter: Segmenter | None = None, on_heard: Callable[[Heard], None] | None = None,
                  on_status: Callable[..., None] | None = None):
@@ -109,7 +109,8 @@ class MicNode:
         self._record = threading.Lock()  # _finish runs in both threads
 
     def subscribe(self) -> None:
-        """Listen for our own speech: the robot's ``speak`` actions and their results."""
+        """Listen for our own speech: the robot's ``speak`` actions and their results. (``run_mic``
+        registers the gate's handlers on its ``Node`` before connecting instead.)"""
         self.bus.subscribe(Action, self.gate.on_action)
         self.bus.subscribe(ActionResult, self.gate.on_result)
 
@@ -230,34 +231,14 @@ def default_node_id(source: str | int | None) -> str:
     return f"mic-{slug or 'default'}"
 
 
-class _StatusBoard:
-    """Merges source states and node counters into the bus's retained status. The source's own
-    end (``ended``/``stopped``) is left to the runner, which reports it once the last utterance
-    has been recognized, with the final counts."""
-
-    def __init__(self, bus: Bus, **base: Any):
-        self.bus, self.fields = bus, dict(base)
-
-    def source_state(self, state: str | None, **details: Any) -> None:
-        if state not in ("ended", "stopped"):
-            self(state, **details)
-
-    def __call__(self, state: str | None, **details: Any) -> None:
-        if state is not None:
-            for transient in ("reason", "retry_in_s", "attempt", "rate", "channels"):
-                self.fields.pop(transient, None)
-            self.fields["mic"] = state
-        self.fields.update({k: v for k, v in details.items() if v is not None})
-        self.bus.set_status("online", **self.fields)
-
-
 def run_mic(source: str | int | None, broker: BrokerAddress | str = BrokerAddress(), namespace: str | None = None,
             companion_id: str | None = None, *, companions: Sequence[Any] = (),
             recognizer: str | Recognizer | None = None, phrases: Sequence[str] = (), vad: str | None = None,
             segmenter: SegmenterConfig | None = None, options: MicOptions | None = None, node_id: str | None = None,
             speed: float = 1.0, duration_s: float | None = None, refresh_devices: bool = True,
             stop: threading.Event | None = None, on_heard: Callable[[Heard], None] | None = None,
-            bus_timeout_s: float = 30.0, quiet: bool = False, narrator: Narrator | None = None) -> int:
+            bus_timeout_s: float = 30.0, quiet: bool = False, narrator: Narrator | None = None,
+            transport: Transport | None = None) -> int:
     """``companion run mic --source SRC``: run until a WAV source ends, or SIGINT/SIGTERM (or ``stop``).
 
     ``recognizer`` None is Whisper tiny.en, else pocketsphinx (``choose_recognizer``); ``vad``
@@ -265,20 +246,26 @@ def run_mic(source: str | int | None, broker: BrokerAddress | str = BrokerAddres
     ``companions`` feed the recognizer (Whisper's prompt, pocketsphinx's phrase grammar);
     ``companion_id`` is where perceptions go (``all`` when None). Exit status 0 when it
     ended or was stopped, 1 when the broker, the recognizer or the source cannot be used
-    (the reason is printed and left in the retained status).
+    (the reason is printed and left in the retained status). ``transport`` replaces the MQTT
+    bus (tests: ``edge.runtime.local``).
     """
     options = options or MicOptions(to=companion_id or "all")
     node_id = node_id or default_node_id(source)
     say = narrator or Narrator(node_id, quiet=quiet)
-    try:
-        bus = Bus(node_id, "mic", broker, namespace=namespace).connect(bus_timeout_s)
-    except BusError as exc:
-        print(f"companion run mic: {exc}", file=sys.stderr)
-        return 1
-    board = _StatusBoard(bus, source=str(source if source not in (None, "") else "default"))
-    stop, restore = _stop_event(stop)
-    try:
-        board("starting", reason="loading the speech recognizer")
+    node = Node(transport or Bus(node_id, "mic", broker, namespace=namespace),
+                source=str(source if source not in (None, "") else "default"))
+    gate = SelfVoiceGate()
+    node.on(Action, gate.on_action)          # before connecting: speech queued for us still counts
+    node.on(ActionResult, gate.on_result)
+
+    def source_state(state: str | None, **details: Any) -> None:
+        """The source's own end (``ended``/``stopped``) is said once the last utterance is recognized."""
+        if state not in ("ended", "stopped"):
+            node.status(state, **details)
+
+    def main(node: Node) -> int:
+        stop = node.stop_event
+        node.status("starting", reason="loading the speech recognizer")
         notes: list[str] = []
         try:
             if isinstance(recognizer, str) or recognizer is None:
@@ -286,37 +273,32 @@ def run_mic(source: str | int | None, broker: BrokerAddress | str = BrokerAddres
                 notes += [note] if note else []
             else:
                 engine = recognizer
-            board.fields["recognizer"] = engine.name
+            node.board.fields["recognizer"] = engine.name
             classifier, note = choose_vad(vad)
             notes += [note] if note else []
             seg = Segmenter(classifier, segmenter or SegmenterConfig())
-            board.fields["vad"] = classifier.name
-            audio = open_source(source, speed=speed, duration_s=duration_s, on_status=_both(board.source_state,
-                                                                                             say.state),
+            node.board.fields["vad"] = classifier.name
+            audio = open_source(source, speed=speed, duration_s=duration_s, on_status=_both(source_state, say.state),
                                 refresh_devices=refresh_devices)
         except (RecognizerError, SourceError, VadError, ValueError) as exc:
-            board("failed", reason=str(exc))
-            print(f"companion run mic: {exc}", file=sys.stderr)
-            return 1
+            raise NodeError(str(exc)) from exc
         if notes:
-            board.fields["fallback"] = "; ".join(notes)
+            node.board.fields["fallback"] = "; ".join(notes)
         for note in notes:
             log.warning("mic.fallback", reason=note)
             say.line(f"note: {note}")
         say.line(start_line(audio.name, engine, seg))
-        node = MicNode(bus, audio, engine, options, segmenter=seg, on_heard=_both(on_heard, heard_printer(say)),
-                       on_status=board)
-        node.subscribe()
-        board("listening" if audio.name.startswith("wav:") else "opening", **node.progress())
-        node.run(stop)
-        board("stopped" if stop.is_set() else "ended", **node.progress())
-        counts = node.progress()
+        loop = MicNode(node.transport, audio, engine, options, gate=gate, segmenter=seg,
+                       on_heard=_both(on_heard, heard_printer(say)), on_status=node.status)
+        node.status("listening" if audio.name.startswith("wav:") else "opening", **loop.progress())
+        loop.run(stop)
+        node.status("stopped" if stop.is_set() else "ended", **loop.progress())
+        counts = loop.progress()
         say.line(f"{'stopped' if stop.is_set() else 'ended'}: {counts['heard']} utterances heard, "
                  f"{counts['published']} published, {counts['self_voice_dropped']} dropped as the robot's own voice")
         return 0
-    finally:
-        restore()
-        bus.close()
+
+    return node.run(main, stop=stop, timeout=bus_timeout_s)
 
 
 def start_line(source: str, engine: Recognizer, seg: Segmenter) -> str:
@@ -352,16 +334,3 @@ def _both(*callbacks: Callable[..., None] | None) -> Callable[..., None]:
         for c in live:
             c(*args, **kwargs)
     return call
-
-
-def _stop_event(stop: threading.Event | None) -> tuple[threading.Event, Callable[[], None]]:
-    """The caller's stop event, or one set by SIGINT/SIGTERM (main thread only)."""
-    if stop is not None or threading.current_thread() is not threading.main_thread():
-        return stop or threading.Event(), lambda: None
-    event = threading.Event()
-    previous = {sig: signal.signal(sig, lambda *_: event.set()) for sig in (signal.SIGINT, signal.SIGTERM)}
-
-    def restore() -> None:
-        for sig, handler in previous.items():
-            signal.signal(sig, handler)
-    return event, restore

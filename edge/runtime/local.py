@@ -38,10 +38,16 @@ class Receipt:
             self._sent.set()
 
     def wait_for_publish(self, timeout: float | None = None) -> None:
+        self._refused()
         self._sent.wait(timeout)
 
     def is_published(self) -> bool:
+        self._refused()
         return self._sent.is_set()
+
+    def _refused(self) -> None:
+        if self.rc:
+            raise RuntimeError("Message publish failed: The client is not currently connected.")
 
 
 @dataclass

@@ -21,9 +21,11 @@ class TransportError(RuntimeError):
 
 
 class Receipt(Protocol):
-    """What a publish returns (paho's ``MQTTMessageInfo`` is one): ``rc`` 0 when accepted."""
+    """What a publish returns (paho's ``MQTTMessageInfo`` is one): ``rc`` 0 when accepted;
+    for a refused send, ``wait_for_publish`` and ``is_published`` raise RuntimeError."""
 
-    rc: int
+    @property
+    def rc(self) -> int: ...
 
     def wait_for_publish(self, timeout: float | None = None) -> None: ...
 

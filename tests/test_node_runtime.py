@@ -1,0 +1,99 @@
+"""The node runtime (edge/runtime/node.py) on the in-process transport: handlers before connecting,
+one signal path, a failure that leaves its reason in the status, and the camera node ported onto it."""
+
+from __future__ import annotations
+
+import os
+import signal
+import threading
+from pathlib import Path
+
+import pytest
+
+from edge.protocol.payloads import Action, Perception, Status
+from edge.runtime.local import LocalHub
+from edge.runtime.node import Node, NodeError
+
+
+def _status(hub: LocalHub, node: str) -> Status:
+    raw = hub.retained(f"status/{node}")
+    assert raw is not None, f"no retained status for {node}"
+    return Status.decode(raw)
+
+
+def test_handlers_registered_through_the_node_get_what_was_queued_while_it_was_down():
+    hub = LocalHub()
+    before = Node(hub.transport("body", "body"))
+    before.on(Action, lambda action: None)
+    before.run(lambda node: 0)                        # subscribed once, then gone: the session stays
+    with hub.transport("brain", "brain") as brain:
+        brain.publish(Action(name="look", params={"x": 1}, sender="brain"))
+    handled = threading.Event()
+    node = Node(hub.transport("body", "body"))
+    node.on(Action, lambda action: handled.set() if action.params == {"x": 1} else None)
+    assert node.run(lambda node: 0 if handled.wait(5) else 3) == 0
+    with pytest.raises(RuntimeError, match="before start"):
+        node.on(Action, lambda action: None)         # after starting it would miss the queued ones
+
+
+def test_a_node_error_is_said_left_in_the_status_and_exits_1(capsys):
+    hub = LocalHub()
+    node = Node(hub.transport("camera-x", "camera"), source="/dev/video7")
+
+    def main(node: Node) -> int:
+        node.status("opening")
+        raise NodeError("/dev/video7: no such camera")
+
+    assert node.run(main) == 1
+    assert capsys.readouterr().err.strip() == "companion run camera: /dev/video7: no such camera"
+    status = _status(hub, "camera-x")
+    assert status.state == "offline"                 # closed after the failure, with its fields kept
+    assert status.extra["camera"] == "failed" and status.extra["reason"] == "/dev/video7: no such camera"
+    assert status.extra["source"] == "/dev/video7" and not node.transport.connected
+
+
+def test_sigterm_sets_the_stop_event_and_the_previous_handlers_come_back():
+    if threading.current_thread() is not threading.main_thread():
+        pytest.skip("signals reach the main thread only")
+    previous = signal.getsignal(signal.SIGTERM)
+    node = Node(LocalHub().transport("mic-x", "mic"))
+
+    def main(node: Node) -> int:
+        os.kill(os.getpid(), signal.SIGTERM)
+        return 0 if node.stop_event.wait(5) else 3
+
+    assert node.run(main) == 0
+    assert signal.getsignal(signal.SIGTERM) is previous
+
+
+def test_a_stop_event_from_the_caller_is_used_as_it_is():
+    stop = threading.Event()
+    stop.set()
+    node = Node(LocalHub().transport("n", "test"))
+    assert node.run(lambda node: 0 if node.stop_event is stop else 3, stop=stop) == 0
+
+
+def test_the_camera_node_runs_on_the_in_process_transport(tmp_path: Path):
+    cv2 = pytest.importorskip("cv2")
+    from vision_frames import COPIES, VTEST, person_on_the_left
+
+    if not VTEST.is_file():
+        pytest.skip("opencv-doc samples missing (apt-get install opencv-doc)")
+    from edge.perception.camera import CaptureConfig
+    from edge.perception.camera_node import run_camera
+
+    for n in range(COPIES):
+        assert cv2.imwrite(str(tmp_path / f"{n:02d}.png"), person_on_the_left())
+    hub = LocalHub()
+    seen: list[Perception] = []
+    listener = hub.transport("listener", "test", announce=False)
+    listener.subscribe(Perception, seen.append)
+    with listener:
+        code = run_camera(str(tmp_path), "hog", companion_id="pip", capture=CaptureConfig(realtime=False),
+                          transport=hub.transport("camera-frames", "camera"), quiet=True)
+        assert code == 0 and hub.settle()
+    vision = [p for p in seen if p.title == "vision"]
+    assert vision and vision[0].to == "pip" and vision[0].body["counts"] == {"person": 1}
+    assert vision[0].body["objects"][0]["x"] < 0                 # the man stands on the robot's left
+    status = _status(hub, "camera-frames")
+    assert status.state == "offline" and status.extra["camera"] == "ended"
