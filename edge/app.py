@@ -124,19 +124,24 @@ class Stack:
                 self.broker.watch(self.notify or (lambda text: None))  # it logs broker.lost itself
             speaker = make_speaker(s) if self.speaker == "auto" else self.speaker
             timeline = Timeline(s.timeline)
+            # each node registers its handlers before its bus connects: what the broker kept for its
+            # persistent session is handled, not dropped (docs/protocol.md "Sessions")
             body_bus = self._bus(self.body_id, "body")
             self.executor, self.safety = make_executor(s, speaker, timeline, body_bus)
             if s.sim:
                 self.sim = self.executor
             self.body = BodyNode(body_bus, self.executor, self.companions, timeline).start()
+            body_bus.connect()
             config = BrainConfig(queue_size=s.queue_size, result_timeout_s=s.result_timeout_s,
                                  memory_messages=default_memory(s.provider))
             peers = make_peers(s, self.companions)
             for companion in self.companions:
                 bus = self._bus(f"brain-{companion.id}", "brain", companion=companion.id)
                 observer = self.observer_factory(companion.name) if self.observer_factory else None
-                # start() warms the model with this companion's prompt first: ready means a quick first decision
+                # start() warms the model with this companion's prompt, then subscribes: ready means a
+                # quick first decision, and the brain shows online once it can decide
                 self.brains.append(CompanionBrain(companion, provider, bus, config, observer, peers=peers).start())
+                bus.connect()
         except BaseException:
             self.stop()
             raise
@@ -147,10 +152,8 @@ class Stack:
         return self
 
     def _bus(self, node_id: str, kind: str, **status: Any) -> Bus:
-        bus = Bus(node_id, kind, self.settings.broker, namespace=self.settings.namespace)
-        bus.connect()
-        if status:
-            bus.set_status("online", **status)
+        """A bus not yet connected: the caller registers the node's handlers, then connects."""
+        bus = Bus(node_id, kind, self.settings.broker, namespace=self.settings.namespace, status=status)
         self.buses.append(bus)
         return bus
 

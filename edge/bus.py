@@ -56,13 +56,14 @@ class Bus:
 
     def __init__(self, node_id: str, kind: str, broker: BrokerAddress | str = BrokerAddress(),
                  namespace: str | None = None, persistent: bool = True, announce: bool = True,
-                 keepalive: int = 10):
+                 keepalive: int = 10, status: dict[str, Any] | None = None):
         self.node_id = node_id
         self.kind = kind
         self.broker = BrokerAddress.parse(broker) if isinstance(broker, str) else broker
         self.namespace = namespace or None
         self.announce = announce
         self.guard = Guard(node_id, kind, self.namespace)
+        self.guard.status_extra = dict(status or {})  # details our ``online`` carries (set_status changes them)
         self._lock = threading.Lock()
         self._connected = threading.Event()
         self._closing = False

@@ -107,9 +107,10 @@ def run_node(node: str, settings: Settings, args: Any = None) -> int:
         from edge.app import make_executor
 
         timeline = Timeline(settings.timeline)
-        bus = Bus(node_id or DEFAULT_BODY_ID, "body", settings.broker, namespace=settings.namespace).connect()
+        bus = Bus(node_id or DEFAULT_BODY_ID, "body", settings.broker, namespace=settings.namespace)
         executor, safety = make_executor(settings, make_speaker(settings), timeline, bus)
         body = BodyNode(bus, executor, companions, timeline).start()
+        bus.connect()  # after the handlers: actions queued for the body while it was down are handled
         try:
             wait_for_signal()
         finally:
@@ -132,11 +133,12 @@ def run_node(node: str, settings: Settings, args: Any = None) -> int:
     running = []
     try:
         for companion in companions:
-            bus = Bus(f"brain-{companion.id}", "brain", settings.broker, namespace=settings.namespace).connect()
-            bus.set_status("online", companion=companion.id)
+            bus = Bus(f"brain-{companion.id}", "brain", settings.broker, namespace=settings.namespace,
+                      status={"companion": companion.id})
             brain = CompanionBrain(companion, provider, bus, brain_config, ConsoleObserver(as_json, name=companion.name),
                                    peers=peers)
-            running.append((brain.start(), bus))
+            running.append((brain.start(), bus))   # start() subscribes: connect after it
+            bus.connect()
         wait_for_signal()
     finally:
         for brain, bus in running:
