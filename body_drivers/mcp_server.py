@@ -312,9 +312,10 @@ def serve(companion: str | Path = DEFAULT_COMPANION, broker: BrokerAddress | str
     loaded = load_companion(companion)
     address = BrokerAddress.parse(broker) if isinstance(broker, str) else broker
     log.info("mcp.waiting", companion=loaded.name, reason=f"waiting for the MQTT broker at {address}")
-    bus = Bus(node_id or f"mcp-{loaded.id}", "mcp", address, namespace=namespace).connect(timeout=broker_timeout_s)
+    bus = Bus(node_id or f"mcp-{loaded.id}", "mcp", address, namespace=namespace)
+    body = BodyMcpServer(loaded, bus, result_timeout_s)   # its result handler first, then connect
+    bus.connect(timeout=broker_timeout_s)
     try:
-        body = BodyMcpServer(loaded, bus, result_timeout_s)
 
         def announce(http: HttpServer) -> None:
             url = http.url + MCP_PATH
