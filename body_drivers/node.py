@@ -21,7 +21,7 @@ import time
 from typing import Protocol
 
 from body_drivers.timeline import Timeline
-from edge.bus import Bus
+from edge.runtime.transport import Transport
 from edge.log import get_logger
 from edge.protocol import codec
 from edge.protocol.codec import CodecError
@@ -53,7 +53,7 @@ class ActionExecutor(Protocol):
 class BodyNode:
     """Subscribes to ``actions`` and ``estop``; publishes ``actions/results``."""
 
-    def __init__(self, bus: Bus, executor: ActionExecutor, companions: list[Companion],
+    def __init__(self, bus: Transport, executor: ActionExecutor, companions: list[Companion],
                  timeline: Timeline | None = None, queue_size: int = 64):
         self.bus = bus
         self.executor = executor

@@ -24,7 +24,7 @@ import queue
 import threading
 from typing import Any, Iterable
 
-from edge.bus import Bus
+from edge.runtime.transport import Transport
 from edge.log import get_logger
 from edge.protocol.payloads import Estop, Status
 
@@ -34,7 +34,7 @@ log = get_logger(__name__)
 class SafetyMonitor:
     """Drives a ``ServoBody``'s safety hooks from the bus; ``start`` subscribes, ``stop`` ends."""
 
-    def __init__(self, bus: Bus, body: Any, watchdog_s: float | None = None,
+    def __init__(self, bus: Transport, body: Any, watchdog_s: float | None = None,
                  brains: Iterable[str] | None = None, safe_on_brain_offline: bool | None = None,
                  poll_s: float = 0.1):
         control = body.config.control
