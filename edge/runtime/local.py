@@ -92,8 +92,8 @@ class LocalHub:
 
     # -- what a broker does -----------------------------------------------------------------
 
-    def _attach(self, transport: "LocalTransport") -> list[_Message]:
-        """Open (or take over) the client's session; returns what was queued for it."""
+    def _attach(self, transport: "LocalTransport") -> None:
+        """Open (or take over) the client's session and hand it what was queued, in order."""
         with self._lock:
             session = self._sessions.get(transport.client_id)
             if session is not None and session.owner is not None and session.owner is not transport:
@@ -103,9 +103,8 @@ class LocalHub:
             if session is None or not transport.persistent or not session.persistent:
                 session = self._sessions[transport.client_id] = _Session(transport.client_id, transport.persistent)
             session.owner = transport
-            queued = list(session.queued)
-            session.queued.clear()
-            return queued
+            while session.queued:
+                transport._enqueue(session.queued.popleft())
 
     def _subscribe(self, transport: "LocalTransport", pattern: str, qos: int) -> list[_Message]:
         """Record the filter; returns the retained messages it matches (sent on every SUBSCRIBE)."""
@@ -185,17 +184,16 @@ class LocalTransport:
     def connect(self, timeout: float = 30.0) -> "LocalTransport":
         """Session first (its queued messages are delivered before anything else), then every
         registered filter with its retained messages, then our ``online`` status."""
-        with self._lock:
-            if self._connected.is_set():
+        with self._lock:   # never held while calling the hub: the hub calls us under its own lock
+            if self._connected.is_set() or self._thread is not None:
                 return self
             self._inbox = queue.Queue()
             self._thread = threading.Thread(target=self._deliver_loop, args=(self._inbox,),
                                             name=f"local-{self.client_id}", daemon=True)
             self._thread.start()
-            for message in self.hub._attach(self):
-                self._enqueue(message)
-            self._connected.set()
-            self.connects += 1
+        self.hub._attach(self)
+        self._connected.set()
+        self.connects += 1
         for pattern, qos in self.guard.patterns():
             self._subscribe(pattern, qos)
         if self.announce:
