@@ -15,8 +15,10 @@ Per model it prints:
   valid      turns that ended in a schema-valid decision (an action or a deliberate "none"),
              not in replies the brain had to reject until it gave up
   p50 / p90  time from the perception to the decision (the first action published, or the end
-             of a turn with no action), over the cases that reached the model; the fast path
-             (sentence templates, unchanged views) is reported apart
+             of a turn with no action), over the cases that reached the model; the fast paths
+             (sentence templates, commands settled by meaning, unchanged views) are reported apart
+  all p50    the same over every decision whatever its route: what a user waits
+  routes     how many decisions went each way (llm, sentence, meaning, unchanged)
   1st        the slowest first model decision after a companion's warm-up (what a brain does
              before it says ready), i.e. the first decision after ``ready``
 and a side-by-side table. ``--models`` defaults to every LLM of models/manifest.toml that is
@@ -192,7 +194,12 @@ def summarize(run: dict[str, Any]) -> dict[str, Any]:
     llm = [o["latency_s"] for o in outs if o["route"] == "llm"]
     first = [o["latency_s"] for o in outs if o.get("first_after_ready")]
     fast = [o["latency_s"] for o in outs if o["route"] not in ("llm", "none")]
+    every = [o["latency_s"] for o in outs if o["route"] != "none"]
+    routes: dict[str, int] = {}
+    for o in outs:
+        routes[o["route"]] = routes.get(o["route"], 0) + 1
     return {"model": run["model"], "decisions": len(outs), "accepted": sum(o["ok"] for o in outs),
+            "routes": routes, "all_p50_s": _pct(every, 0.5), "all_p90_s": _pct(every, 0.9),
             "valid": sum(o["valid"] for o in outs), "llm_decisions": len(llm), "fast_decisions": len(fast),
             "p50_s": _pct(llm, 0.5), "p90_s": _pct(llm, 0.9),
             "first_after_ready_max_s": max(first) if first else None, "fast_p50_ms": _ms(_pct(fast, 0.5)),
@@ -283,13 +290,14 @@ def _print_failures(runs: list[dict[str, Any]]) -> None:
 
 def _print_table(table: list[dict[str, Any]]) -> None:
     print(f"\n{'model':<40} {'accepted':>12} {'valid':>9} {'p50':>7} {'p90':>7} {'1st':>7} {'fast p50':>9}"
-          f" {'fast max':>9}")
+          f" {'fast max':>9} {'all p50':>8} {'all p90':>8}  routes")
     for t in table:
         n = t["decisions"]
         print(f"{t['model']:<40} {t['accepted']:>4}/{n:<3} {100 * t['accepted'] / n:>3.0f}% {t['valid']:>5}/{n:<3}"
               f" {_fmt(t['p50_s'], 's'):>7} {_fmt(t['p90_s'], 's'):>7} {_fmt(t['first_after_ready_max_s'], 's'):>7}"
               f" {_fmt(t['fast_p50_ms'], 'ms'):>9}"
-              f" {_fmt(t['fast_max_ms'], 'ms'):>9}")
+              f" {_fmt(t['fast_max_ms'], 'ms'):>9} {_fmt(t['all_p50_s'], 's'):>8} {_fmt(t['all_p90_s'], 's'):>8}"
+              f"  {' '.join(f'{k} {v}' for k, v in sorted(t['routes'].items()))}")
 
 
 def _fmt(value: float | None, unit: str) -> str:

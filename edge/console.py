@@ -59,6 +59,8 @@ class ConsoleObserver:
             if data.get("route") == "sentence":   # edge/brain/fast_path.py: no LLM was asked
                 return f"{who}   decided by sentence template in {data['latency_s'] * 1000:.1f} ms: {what}  " \
                        f"(template {data['template']!r})"
+            if data.get("route") == "meaning":    # a clear command whose words settle it: no LLM either
+                return f"{who}   decided by meaning in {data['latency_s'] * 1000:.1f} ms: {what}"
             note = f"  (rejected: {'; '.join(data['problems'])})" if data["problems"] else ""
             by = answered_by(data["response"].get("metadata") or {})
             return f"{who}   decided in {data['latency_s']:.2f} s{f' by {by}' if by else ''}: {what}{note}"

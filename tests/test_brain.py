@@ -87,7 +87,7 @@ def test_invalid_decision_is_corrected_before_anything_is_published(world, pip):
         {"action": "look", "params": {"x": -1, "y": 0, "z": 0.5}},
     ])
     brain = start_brain(provider)
-    client.publish(Perception(title="input", body="look at the lamp on the left", to="all"))
+    client.publish(Perception(title="input", body="What a nice lamp that is.", to="all"))
     _wait(lambda: brain.handled == 1)
     published = actions.get(timeout=2)
     assert published.params == {"x": -1, "y": 0, "z": 0.5}
@@ -96,9 +96,9 @@ def test_invalid_decision_is_corrected_before_anything_is_published(world, pip):
     correction = provider.calls[1][0]
     assert "rejected" in correction and "/x" in correction and "100" in correction
     # the correction repeats the perception and quotes the rejected reply (no memory needed)
-    assert "look at the lamp on the left" in correction and '"x":100' in correction.replace(" ", "")
+    assert "What a nice lamp that is." in correction and '"x":100' in correction.replace(" ", "")
     assert "unparsable" in provider.calls[2][0] and "look left please" in provider.calls[2][0]
-    assert "look at the lamp on the left" in provider.calls[2][0]
+    assert "What a nice lamp that is." in provider.calls[2][0]
     assert sim.pose.gaze == pytest.approx((-1, 0, 0.5))
 
 

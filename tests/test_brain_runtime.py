@@ -99,7 +99,7 @@ def test_failed_action_goes_back_as_an_observation(rig):
     brain, client, seen, sim = rig
     provider = ScriptedProvider([{"action": "speak", "params": {"message": "   "}}, {"none": True}])
     b = brain(provider)
-    client.publish(Perception(title="input", body="look at the door on the right"))
+    client.publish(Perception(title="input", body="Tell me something nice."))
     wait(lambda: b.handled == 1)
     assert len(provider.calls) == 2
     observation = provider.calls[1][0]
@@ -225,7 +225,7 @@ def test_what_a_person_says_during_a_turn_is_all_handled_afterwards(rig, said_qu
     brain, client, seen, sim = rig
     gate = Gate([{"none": True}], loop=True)
     b = blocked_turn(brain, client, gate, said_queue_size=said_queue_size)
-    said = [f"utterance number {i}" for i in range(20)]
+    said = [f"I was thinking about the weather, note {i}" for i in range(20)]
     for text in said:
         client.publish(Perception(title="input", body=text))
     wait(lambda: len(events_of(b, "queued", "coalesced")) == 20)

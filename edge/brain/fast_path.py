@@ -1,9 +1,13 @@
-"""The brain's fast path: a text perception that matches one of the companion file's sentence
-templates (``x-sentences``) is carried out directly, without asking the LLM.
+"""The brain's fast paths: commands carried out without asking the LLM.
 
-Commands the file names ("bark two times", "左を見て") should never depend on how a model
-samples; this answers them in well under a millisecond and the same way every time. Anything
-that does not match as a whole goes to the LLM as before.
+``sentence``: a text that matches one of the companion file's sentence templates
+(``x-sentences``). Commands the file names ("bark two times", "左を見て") should never depend on
+how a model samples; this answers them in well under a millisecond and the same way every time.
+
+``meaning``: a sentence that the intent classifier (intent.py) finds clearly asks for one action,
+and whose words settle every parameter (slots.py: "could you look over to your left?" -> look
+x=-1, y=0, z=1). When the sentence leaves a parameter open, the model fills only that one, the
+settled ones pinned in its grammar. Anything else goes to the LLM as before.
 """
 
 from __future__ import annotations
@@ -17,8 +21,9 @@ from edge.brain import prompt
 from edge.brain.state import BrainState
 from edge.log import get_logger
 from edge.protocol.payloads import ActionResult, Perception
+from edge.brain.slots import complete, pin, settled
 from edge.protocol.sentences import SentenceMatcher
-from edge.providers.base import ContentSegment, ProviderResponse, ToolCall
+from edge.providers.base import ContentSegment, ProviderResponse, Tool, ToolCall
 
 if TYPE_CHECKING:
     from edge.brain.loop import CompanionBrain
@@ -26,6 +31,7 @@ if TYPE_CHECKING:
 log = get_logger(__name__)
 
 ROUTE = "sentence"
+MEANING = "meaning"
 
 
 _SENTENCE_END = re.compile(r"(?<=[.!?。！？])\s*")
@@ -57,18 +63,33 @@ class FastPath:
         latency = time.perf_counter() - started
         if found is None:
             return None
-        b = self.brain
-        call = ToolCall(found.action, found.params)
-        response = ProviderResponse([ContentSegment(type="tool_call", tool_call=call)], {"route": ROUTE})
-        log.info("decision.sentence", companion=b.companion.name, source=perception.id, action=found.action,
+        log.info("decision.sentence", companion=self.brain.companion.name, source=perception.id, action=found.action,
                  template=found.template, latency_ms=round(latency * 1000, 3))
+        return self._carry_out(perception, ToolCall(found.action, found.params), ROUTE, latency,
+                               {"template": found.template, "pointer": found.pointer})
+
+    def by_meaning(self, perception: Perception, tools: list[Tool], started: float) -> tuple[list[Tool], list[ActionResult] | None]:
+        """For the action(s) a command was found to ask for: carried out at once when its words
+        settle every parameter (the results), else the actions with what they settle pinned."""
+        text = perception.body_text()
+        values = [settled(tool, text) for tool in tools]
+        if len(tools) == 1 and complete(tools[0], values[0]):
+            latency = time.perf_counter() - started
+            log.info("decision.meaning", companion=self.brain.companion.name, source=perception.id,
+                     action=tools[0].name, params=values[0], latency_ms=round(latency * 1000, 3))
+            return tools, self._carry_out(perception, ToolCall(tools[0].name, values[0]), MEANING, latency, {})
+        return [pin(tool, v) for tool, v in zip(tools, values)], None
+
+    def _carry_out(self, perception: Perception, call: ToolCall, route: str, latency: float,
+                   detail: dict[str, object]) -> list[ActionResult]:
+        b = self.brain
+        response = ProviderResponse([ContentSegment(type="tool_call", tool_call=call)], {"route": route})
         b.observer("decision", {"perception_id": perception.id, "attempt": 0, "latency_s": latency,
-                                "route": ROUTE, "template": found.template, "pointer": found.pointer,
-                                "response": response.to_json(), "problems": []})
+                                "route": route, **detail, "response": response.to_json(), "problems": []})
         # The exchange joins the conversation memory, so a later LLM turn knows what was done.
         b.memory.add("user", prompt.user_text(perception))
         b.memory.add("assistant", json.dumps(response.to_json()["segments"], ensure_ascii=False))
         b.set_state(BrainState.EXECUTING_ACTIONS)
         b.set_state(BrainState.AWAITING_RESULTS)
-        result = b.perform(found.action, found.params, perception.id)
+        result = b.perform(call.name, call.args, perception.id)
         return [result] if result is not None else []

@@ -1,55 +1,111 @@
 """Does a sentence a person said ask for an action, by meaning? Decides how the model is asked.
 
-With the embedded model, a person's words are answered in words unless the model is fairly sure
-it was asked to act (a small bias, docs/embedded-model.md). That bias must not talk the model out
-of a command phrased in a way the file's sentence templates do not cover ("let me hear two
-barks"): so when the sentence is close in meaning to one of the companion's non-speech actions
-(its description, parameters and ``x-sentences`` examples, embedded by the multilingual sentence
-encoder that tool retrieval uses), the model is asked without the bias; when it is very close,
-only that action is offered (``asks_for``): on commands that miss the templates ("let me hear 2
-barks", 0.68; "もうちょっと前に出てきて", 0.82) the 0.5B model otherwise answered in words or
-picked another action.
+A small model asked with every action on offer answers many commands in words ("Sure, I'll
+look left!") or with the wrong action. The multilingual sentence encoder that tool retrieval
+uses tells much better whether a sentence is a command and which action it wants, when it is
+asked the right question: not "how close is this to the look action" (an absolute score that
+moves with phrasing) but "is this closer to ways of asking for an action than to ordinary talk".
 
-Calibrated on bench/decision_cases.py: commands scored 0.34..1.0 (most >= 0.4), questions and
-small talk 0.03..0.32 (greetings up to 0.5, answered in words anyway). Only embeddings give
-comparable scores; with BM25 (no encoder installed) every sentence counts as talk.
+So each companion gets two banks of sentences: for each non-speech action, its description and
+parameters plus every way the file's ``x-sentences`` templates ask for it (expanded, slots
+filled) and its worked examples; and for talk, the file's worked examples answered in words
+plus a small built-in set of everyday small talk in English and Japanese (``TALK``). The
+*margin* between the closest action and the closest talk decides: a command offers only that
+action (the model fills in the parameters the sentence does not settle, ``slots.py``), talk
+leans towards words. Only embeddings give comparable scores; without the encoder (BM25) every
+sentence counts as talk and the model decides as before.
+
+Two plain cues settle what the embedding leaves close. A word that only one action's templates
+use ("look", "見て" against "come", "進んで") picks between actions whose scores are near (a
+direction word pulls "move left" and "look left" together), and lets a sentence just short of
+the margin count as that command. A question that is not a request ("Do you want to go for a
+walk?", unlike "Could you sit?") is talk unless the embedding is sure.
 """
 
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass, field
 
-from edge.providers.decision import SPEECH_ACTIONS
+from edge.brain.small_talk import TALK
+from edge.brain.prompt import EXAMPLES_KEY
 from edge.protocol.companion import Companion
 from edge.providers.base import Tool
-from edge.providers.retrieval import EmbeddingRanker, default_ranker, tool_passages
-from edge.providers.sentence_examples import sentence_examples
+from edge.providers.decision import SPEECH_ACTIONS
+from edge.providers.retrieval import EmbeddingRanker, default_ranker, split_identifier, tokenize, tool_passages
+from edge.providers.sentence_examples import template_words, variants
 
-COMMAND_SCORE = 0.4          # close to an action: no lean towards words
-CLEAR_COMMAND_SCORE = 0.55   # clearly an action: the model is offered only that action, to fill in
-TIE = 0.05                   # actions this close to the best are offered too
+COMMAND_MARGIN = 0.12   # this much closer to an action than to talk: a command
+WORDED_MARGIN = -0.1    # the same for a sentence with a word only that action's templates use
+TIE = 0.05              # actions this close to the best are offered too
+NEAR = 0.3              # a template word decides between actions this close
+QUESTION_MARGIN = 0.2   # a question that is no request is a command only this clearly
+_QUESTION = re.compile(r"[?？]\s*$|(?:の|か)\s*$")
+_REQUEST = re.compile(r"\b(can|could|would|will|won'?t) you\b|\bplease\b|\bhow about\b|てくれ|てもらえ|てほしい|ませんか|て[?？]",
+                      re.IGNORECASE)
 # An embedding places "don't bark" and "stop barking" right next to "bark": a sentence that says
 # no is never taken as asking for the action it names (English and Japanese forms).
 _NEGATION = re.compile(r"\b(don'?t|do not|never|stop|quit|no more|not now|no)\b|ないで|やめ|止め|だめ|ダメ|するな|しなくて",
                        re.IGNORECASE)
 
 
+@dataclass
+class Reading:
+    """What a sentence was found to be: the actions closest first, and how close talk is."""
+    ranked: list[tuple[str, float]] = field(default_factory=list)
+    talk: float = 0.0
+    says_no: bool = False
+    worded: set[str] = field(default_factory=set)   # actions one of whose own template words was said
+    question: bool = False                         # a question that is not a request
+
+    @property
+    def margin(self) -> float:
+        return self.ranked[0][1] - self.talk if self.ranked else -1.0
+
+    @property
+    def wanted(self) -> list[str]:
+        """The action asked for, or the two it is between; empty for talk."""
+        if self.says_no or not self.ranked:
+            return []
+        best = self.ranked[0][1]
+        near = [(name, score) for name, score in self.ranked if score >= best - NEAR]
+        named = [(name, score) for name, score in near if name in self.worded]
+        if len(named) == 1:
+            name, score = named[0]
+            needed = QUESTION_MARGIN if self.question else WORDED_MARGIN
+            return [name] if score - self.talk >= needed else []
+        if self.margin < (QUESTION_MARGIN if self.question else COMMAND_MARGIN):
+            return []
+        return [name for name, score in self.ranked[:2] if score >= best - TIE]
+
+
 class CommandSense:
-    """For one companion: the action a sentence most likely asks for, and how close it is."""
+    """For one companion: which action a sentence asks for, if any."""
 
     def __init__(self, companion: Companion, tools: list[Tool]):
-        examples = sentence_examples(companion.source)
+        asked = variants(companion.source)
+        shown, talk = _worked_examples(companion)
         self._names = [t.name for t in tools if t.name not in SPEECH_ACTIONS]
-        self._passages = [tool_passages(t, examples.get(t.name, [])) for t in tools if t.name in self._names]
+        self._passages = [tool_passages(t, [*asked.get(t.name, []), *shown.get(t.name, [])])
+                          for t in tools if t.name in self._names]
+        self._talk = list(dict.fromkeys([*TALK, *talk]))
+        self._words = _own_words(template_words(companion.source), self._names)
+        self._vocative = _vocative(companion)
 
-    def ranked(self, text: str) -> list[tuple[str, float]]:
-        """The companion's non-speech actions, closest in meaning first; empty without embeddings,
-        and for a sentence that says no."""
+    def read(self, text: str) -> Reading:
+        """The sentence embedded once and compared with both banks."""
         ranker = default_ranker()
-        if not self._names or not isinstance(ranker, EmbeddingRanker) or _NEGATION.search(text):
-            return []
-        scores = ranker.passage_scores(text, self._passages)
-        return sorted(zip(self._names, scores), key=lambda pair: -pair[1])
+        no = _NEGATION.search(text) is not None
+        if not self._names or not isinstance(ranker, EmbeddingRanker):
+            return Reading(says_no=no)
+        plain = self._vocative.sub(" ", text).strip() or text   # "Pochi, sit!" means what "sit!" means
+        scores = ranker.passage_scores(plain, [*self._passages, self._talk])
+        ranked = sorted(zip(self._names, scores[:-1]), key=lambda pair: -pair[1])
+        latin = set(tokenize(text))
+        worded = {name for name, (words, pieces) in self._words.items()
+                  if words & latin or any(piece in text for piece in pieces)}
+        question = _QUESTION.search(text.strip()) is not None and _REQUEST.search(text) is None
+        return Reading(ranked=ranked, talk=scores[-1], says_no=no, worded=worded, question=question)
 
     @staticmethod
     def says_no(text: str) -> bool:
@@ -57,31 +113,63 @@ class CommandSense:
         is then offered only words (or nothing), never another motion to pick at random."""
         return _NEGATION.search(text) is not None
 
-    def closest(self, text: str) -> tuple[str | None, float]:
-        ranked = self.ranked(text)
-        return ranked[0] if ranked else (None, 0.0)
-
     def asks_for(self, text: str) -> list[str]:
-        """For a sentence that clearly asks for an action: that action, or the two it is between
-        (within ``TIE`` of each other); else nothing. The encoder tells which action, far more
-        reliably than a 0.5B model ("Gimme your left paw" made the model sit); the model then only
-        fills in the parameters, held to the action's schema by the grammar."""
-        return _wanted(self.ranked(text))
+        """For a sentence that asks for an action: that action, or the two it is between."""
+        return self.read(text).wanted
 
     def offer(self, text: str, tools: list[Tool]) -> tuple[list[Tool], bool]:
-        """What a person said -> the actions to offer the model, and whether to lean towards
-        words. The sentence is embedded once (this runs on every turn)."""
-        if self.says_no(text):
+        """What a person said -> the actions to offer the model, and whether to lean to words."""
+        reading = self.read(text)
+        if reading.says_no:
             words = [t for t in tools if t.name in SPEECH_ACTIONS]
             return (words or tools), True
-        ranked = self.ranked(text)
-        wanted = _wanted(ranked)
-        narrowed = [t for t in tools if t.name in wanted]
-        best = ranked[0][1] if ranked else 0.0
-        return (narrowed or tools), best < COMMAND_SCORE
+        narrowed = [t for t in tools if t.name in reading.wanted]
+        return (narrowed, False) if narrowed else (tools, True)
 
 
-def _wanted(ranked: list[tuple[str, float]]) -> list[str]:
-    if not ranked or ranked[0][1] < CLEAR_COMMAND_SCORE:
-        return []
-    return [name for name, score in ranked[:2] if score >= ranked[0][1] - TIE]
+def _vocative(companion: Companion) -> re.Pattern[str]:
+    """The companion's names as said to it ("Pochi,", "ポチ、", "麻衣ちゃん"), to leave out of the
+    sentence that is embedded: a name says who is spoken to, not what is asked."""
+    section = companion.source.get("x-sentences")
+    extra = section.get("names") if isinstance(section, dict) else None
+    names = {companion.name, *(n for n in extra if isinstance(n, str))} if isinstance(extra, list) else {companion.name}
+    spoken = "|".join(re.escape(n) for n in sorted(names, key=len, reverse=True) if n.strip())
+    return re.compile(rf"(?:\b(?:hey|ok|okay) )?(?:{spoken})(?:ちゃん|くん|さん)?\s*[,、!！]?", re.IGNORECASE)
+
+
+def _own_words(words: dict[str, set[str]], names: list[str]) -> dict[str, tuple[set[str], set[str]]]:
+    """Per action: the template words no other action's templates use, as stemmed Latin tokens
+    (compared with the sentence's tokens) and Japanese pieces (looked for as substrings)."""
+    latin: dict[str, set[str]] = {}
+    pieces: dict[str, set[str]] = {}
+    for name in names:
+        raw = words.get(name, set())
+        latin[name] = {t for w in raw if w.isascii() for t in tokenize(w) if len(t) >= 3}
+        latin[name].update(t for t in tokenize(" ".join(split_identifier(name))) if len(t) >= 3)
+        pieces[name] = {w for w in raw if not w.isascii()}
+    out = {}
+    for name in names:
+        others_latin = set().union(*(latin[n] for n in names if n != name))
+        others_pieces = set().union(*(pieces[n] for n in names if n != name))
+        out[name] = (latin[name] - others_latin, pieces[name] - others_pieces)
+    return out
+
+
+def _worked_examples(companion: Companion) -> tuple[dict[str, list[str]], list[str]]:
+    """The file's worked examples with a sentence as input: by the action they show, and the
+    ones answered in words (talk)."""
+    by_action: dict[str, list[str]] = {}
+    talk: list[str] = []
+    for event in companion.source.get("events") or []:
+        examples = event.get(EXAMPLES_KEY) if isinstance(event, dict) else None
+        for example in examples if isinstance(examples, list) else []:
+            body = example.get("body") if isinstance(example, dict) else None
+            decision = example.get("decision") if isinstance(example, dict) else None
+            if not isinstance(body, str):
+                continue
+            action = decision.get("action") if isinstance(decision, dict) else None
+            if not isinstance(action, str) or action in SPEECH_ACTIONS:
+                talk.append(body)
+            else:
+                by_action.setdefault(action, []).append(body)
+    return by_action, talk

@@ -131,6 +131,7 @@ class CompanionBrain:
         """One decision-shaped call with this companion's system prompt and the actions of its
         first perception (text input when it has one); seconds taken, None if nothing to warm.
         A failure is logged, not raised: the first real turn will report it properly."""
+        self._commands.read("hello")   # embeds the command and talk banks once (~0.3 s), not in a turn
         if not hasattr(self.provider, "warm"):
             return None
         titles = [p.title for p in self.companion.perceptions]
@@ -321,7 +322,12 @@ class CompanionBrain:
         # they clearly do, the model is asked how to act, not whether to talk (intent.py)
         spoken_to = perception.format == "text"
         if spoken_to:
+            started = time.perf_counter()
             tools, spoken_to = self._commands.offer(perception.body_text(), tools)
+            if not spoken_to:   # a command: its words may settle it without the model (fast_path.py)
+                tools, done = self._fast.by_meaning(perception, tools, started)
+                if done is not None:
+                    return done
         return self._turns.run(prompt.user_text(perception), tools, perception.id, system, spoken_to).results
 
     def handle_message(self, message: CompanionMessage) -> list[ActionResult]:

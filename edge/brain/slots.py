@@ -1,0 +1,240 @@
+"""What a command sentence itself says about an action's parameters, read through the
+parameters' own descriptions.
+
+A small model asked to "look to your left" picks the action but often gets the numbers wrong
+(``y: -1``, a minus sign dropped); the sentence already says which way. Each parameter's
+description names its ends ("your left (-1), to right (1)", "back (-) or forward (+)",
+"自分の右が正、左が負", "0 is slow, 1 is fast"), so a direction, speed or side the person said
+can be turned into a value without the model, for any companion file that describes its
+parameters this way. Counts ("twice", "3回") fill integer counts; a word naming an enum value
+("left paw", "おじぎ(bow)" in the description) picks it. What the sentence does not settle is
+left to the model, held to the pinned values by the grammar (``pin``).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Any
+
+from edge.protocol.number_words import english, japanese
+from edge.providers.base import Tool
+
+# Meanings a sentence or a description can name, in English and Japanese. A description's words
+# and a person's words meet here: "ceiling" and "top" both mean up.
+CONCEPTS: dict[str, str] = {
+    "left": r"\bleft\b|左|ひだり",
+    "right": r"(?<!all )(?<!that's )\bright\b(?! now| away| there| here| back| next| behind| in front| at| on| by)|右|みぎ",
+    "up": r"\bup(?:wards?)?\b|\bceiling\b|\bsky\b|\babove\b|\btop\b|上(?!手)|うえ|天井|空",
+    "down": r"\bdown(?:wards?)?\b|\bfloor\b|\bground\b|\bfeet\b|\bbelow\b|\bbottom\b|下(?!が[っるりれろ])|した|床|足元",
+    "forward": r"\bforwards?\b|\bahead\b|\bcloser\b|\bnearer\b|\bcome (?:here|over|to me)\b|\btowards? me\b|\bover here\b"
+               r"|\bfront\b|前|まえ|近く|近づ|こっち|こちら",
+    "back": r"\bback(?:wards?)?\b|\baway\b|\bbehind\b|\bfurther\b|\bsome (?:space|room)\b|後ろ|うしろ|下が[っるりれろ]|さが[っるりれろ]|離れ|はなれ",
+    "centre": r"\bstraight\b|\bcent(?:re|er)\b|\bmiddle\b|\blevel\b|正面|真ん中|まんなか|水平",
+    "slow": r"\bslow(?:ly)?\b|\bcalm(?:ly)?\b|\bgentl[ey]\b|\bsoft(?:ly)?\b|ゆっくり|のんびり|そっと",
+    "fast": r"\bfast\b|\bquick(?:ly)?\b|\bexcited(?:ly)?\b|\bhappily\b|\bwild(?:ly)?\b|\bhard\b"
+            r"|速く|はやく|早く|激しく|元気",
+}
+_PACE = ("slow", "fast")
+_CONCEPT = {name: re.compile(pattern, re.IGNORECASE) for name, pattern in CONCEPTS.items()}
+_CLAUSE = re.compile(r"[,;.。、；]")
+_NUMBER = r"[+\-−]?\s*\d+(?:\.\d+)?"
+# A value after its word: "left (-1)", "forward (+)", "左が -1", "右が正".
+_AFTER = re.compile(rf"[(（]\s*({_NUMBER}|[+\-−])\s*[)）]|が\s*({_NUMBER}|正|負)")
+# A value before its words, to the end of the clause: "0 is slow", "1 is a very excited one".
+_BEFORE = re.compile(rf"({_NUMBER})\s+(?:is|means)\b")
+_LITTLE = re.compile(r"\b(?:a (?:little|bit|touch)|slightly|a tad)\b|少し|すこし|ちょっと|ちょこっと", re.IGNORECASE)
+_DISTANCE = re.compile(r"(\d+(?:\.\d+)?|half a|one|two|three|a)\s*(cm|centimet(?:re|er)s?|m\b|met(?:re|er)s?|センチ|メートル)",
+                       re.IGNORECASE)
+_COUNT_WORDS = re.compile(r"how many|number of|times|count|回|度|何", re.IGNORECASE)
+
+
+@dataclass(frozen=True)
+class Anchor:
+    """One end or the middle of a parameter, as its description names it: a value, or only a
+    sign ("(+)") whose size the sentence or the parameter's range decides."""
+    concept: str
+    value: float | None = None
+    sign: int = 0
+
+
+def concepts_in(text: str) -> list[tuple[int, str]]:
+    """Every concept named in ``text``, with its position, in order."""
+    found = [(m.start(), name) for name, rx in _CONCEPT.items() for m in rx.finditer(text)]
+    return sorted(found)
+
+
+def anchors(description: str) -> list[Anchor]:
+    """The concepts a parameter's description ties to values (see the module docstring)."""
+    words = concepts_in(description)
+    out: list[Anchor] = []
+    bound: set[int] = set()
+    for m in _AFTER.finditer(description):
+        raw = (m.group(1) or m.group(2)).replace(" ", "").replace("−", "-")
+        before = [(at, c) for at, c in words if at < m.start() and at not in bound]
+        if not before:
+            continue
+        at, concept = before[-1]
+        bound.add(at)
+        out.append(_anchor(concept, raw))
+    for m in _BEFORE.finditer(description):
+        end = _CLAUSE.search(description, m.end())
+        stop = end.start() if end else len(description)
+        for at, concept in words:
+            if m.end() <= at < stop:
+                out.append(_anchor(concept, m.group(1).replace(" ", "")))
+    return out
+
+
+def _anchor(concept: str, raw: str) -> Anchor:
+    if raw in ("+", "正"):
+        return Anchor(concept, sign=1)
+    if raw in ("-", "負"):
+        return Anchor(concept, sign=-1)
+    return Anchor(concept, value=float(raw))
+
+
+def amount(text: str) -> float | None:
+    """A distance the sentence names, in metres ("50 cm", "one metre"), or None."""
+    m = _DISTANCE.search(text)
+    if not m:
+        return None
+    number = {"half a": 0.5, "one": 1.0, "two": 2.0, "three": 3.0, "a": 1.0}.get(m.group(1).lower())
+    value = number if number is not None else float(m.group(1))
+    unit = m.group(2).lower()
+    return value / 100 if unit.startswith(("c", "セ")) else value
+
+
+def count(text: str) -> int | None:
+    """A count the sentence names: "3", "three times", "twice", "三回"; None when it names none."""
+    lowered = text.lower()
+    if m := re.search(r"\b(once|twice|thrice)\b", lowered):
+        return {"once": 1, "twice": 2, "thrice": 3}[m.group(1)]
+    if m := re.search(r"(?<![\d.])(\d{1,2})(?![\d.]|\s*(?:cm|m\b|met|centi|センチ|メートル))", lowered):
+        return int(m.group(1))
+    for n in range(20, 0, -1):
+        word = english(n)
+        if word and re.search(rf"\b{word}\b", lowered):
+            return n
+        if any(k + c in text for k in japanese(n) for c in ("回", "度", "つ")):
+            return n
+    return None
+
+
+def _bounds(spec: dict[str, Any]) -> tuple[float | None, float | None]:
+    low, high = spec.get("minimum"), spec.get("maximum")
+    return (float(low) if isinstance(low, (int, float)) else None,
+            float(high) if isinstance(high, (int, float)) else None)
+
+
+def _fit(value: float, spec: dict[str, Any]) -> float | int:
+    low, high = _bounds(spec)
+    if low is not None:
+        value = max(low, value)
+    if high is not None:
+        value = min(high, value)
+    return int(round(value)) if spec.get("type") == "integer" else round(value, 3)
+
+
+def _directional(spec: dict[str, Any], said: set[str], text: str) -> float | int | None:
+    """A number parameter with described ends, from the concepts the sentence names."""
+    marks = [a for a in anchors(str(spec.get("description", ""))) if a.concept in said]
+    if not marks:
+        return None
+    mark = marks[0]
+    little = _LITTLE.search(text) is not None
+    low, high = _bounds(spec)
+    if mark.value is not None:
+        value = mark.value * (0.5 if little and mark.value else 1.0)
+        if mark.concept in _PACE and low is not None and high is not None and value in (low, high):
+            value += (high - low) * 0.2 * (1 if value == low else -1)   # "slow" wags; speed 0 would not move
+        return _fit(value, spec)
+    reach = (high if mark.sign > 0 else -low if low is not None else None) if high is not None or low is not None else None
+    distance = amount(text)
+    if distance is None:
+        size = (reach or 1.0) * (0.25 if little else 0.5)
+    else:
+        size = distance
+    return _fit(mark.sign * size, spec)
+
+
+def _enum_choice(spec: dict[str, Any], text: str, said: set[str]) -> Any:
+    """The one enum value the sentence names: by its own words, a word the description pairs
+    with it ("おじぎ(bow)"), or a concept it stands for ("左" for "left")."""
+    values = spec.get("enum")
+    if not isinstance(values, list):
+        return None
+    lowered = text.lower()
+    description = str(spec.get("description", ""))
+    hits = []
+    for value in values:
+        if not isinstance(value, str):
+            continue
+        words = {value.lower(), value.replace("_", " ").lower()}
+        words.update(m.group(1) for m in re.finditer(rf"([^\s、。,;()（）:：]+)\s*[(（]\s*{re.escape(value)}\s*[)）]",
+                                                    description))
+        if any(re.search(rf"(?<![a-z]){re.escape(w)}(?![a-z])", lowered) for w in words if w) \
+                or (value.lower() in CONCEPTS and value.lower() in said):
+            hits.append(value)
+    return hits[0] if len(hits) == 1 else None
+
+
+def settled(tool: Tool, text: str) -> dict[str, Any]:
+    """The parameters of ``tool`` that ``text`` settles, by name. A parameter with described
+    directions that the sentence does not name is set to its middle (0) when any other one is
+    named: "look left" means level, not wherever the model's numbers drift."""
+    props = tool.parameters.get("properties") if isinstance(tool.parameters, dict) else None
+    if not isinstance(props, dict):
+        return {}
+    said = {c for _, c in concepts_in(text)}
+    out: dict[str, Any] = {}
+    directional: list[str] = []
+    for name, spec in props.items():
+        if not isinstance(spec, dict):
+            continue
+        kind = spec.get("type")
+        low, high = _bounds(spec)
+        if "const" in spec:
+            out[name] = spec["const"]
+        elif kind in ("number", "integer") and low is not None and low == high:
+            out[name] = _fit(low, spec)
+        elif "enum" in spec:
+            if (choice := _enum_choice(spec, text, said)) is not None:
+                out[name] = choice
+        elif kind in ("number", "integer"):
+            if anchors(str(spec.get("description", ""))):
+                directional.append(name)
+                if (value := _directional(spec, said, text)) is not None:
+                    out[name] = value
+            elif kind == "integer" and _COUNT_WORDS.search(f"{name} {spec.get('description', '')}"):
+                if (n := count(text)) is not None:
+                    out[name] = _fit(n, spec)
+    if any(name in out for name in directional):
+        for name in directional:
+            low, high = _bounds(props[name])
+            if name not in out and (low is None or low <= 0) and (high is None or high >= 0):
+                out[name] = 0 if props[name].get("type") == "integer" else 0.0
+    for name, spec in props.items():
+        if name not in out and isinstance(spec, dict) and "default" in spec:
+            out[name] = spec["default"]
+    return out
+
+
+def complete(tool: Tool, values: dict[str, Any]) -> bool:
+    """Whether ``values`` give every required parameter (the model has nothing left to fill)."""
+    required = tool.parameters.get("required", []) if isinstance(tool.parameters, dict) else []
+    return all(name in values for name in required)
+
+
+def pin(tool: Tool, values: dict[str, Any]) -> Tool:
+    """``tool`` with ``values`` fixed in its schema (``const``), so the model's grammar fills only
+    the rest."""
+    if not values:
+        return tool
+    schema = dict(tool.parameters)
+    props = dict(schema.get("properties") or {})
+    for name, value in values.items():
+        if isinstance(props.get(name), dict):
+            props[name] = {**props[name], "const": value}
+    schema["properties"] = props
+    return Tool(name=tool.name, description=tool.description, parameters=schema)
