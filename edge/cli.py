@@ -196,7 +196,8 @@ def cmd_ask(args: argparse.Namespace) -> int:
 
 def cmd_up(args: argparse.Namespace) -> int:
     from edge.app import Stack
-    from edge.nodes import DEFAULT_BODY_ID, wait_for_signal
+    from edge.nodes import DEFAULT_BODY_ID
+    from edge.runtime.signals import wait_for_signal
     from edge.console import ConsoleObserver
     from edge import demo
 

@@ -5,14 +5,13 @@ from __future__ import annotations
 import argparse
 import os
 import re
-import signal
 import sys
-import threading
 from typing import Any
 
 from edge.bus import NODE_ID_KINDS, Bus
 from edge.config import Settings
 from edge.log import get_logger
+from edge.runtime.signals import wait_for_signal
 
 log = get_logger(__name__)
 
@@ -32,15 +31,6 @@ def node_id_arg(text: str) -> str:
         raise argparse.ArgumentTypeError(
             f"{text!r} is not a node id: use up to 64 letters, digits, '-', '_' or '.' (it becomes status/ID)")
     return text
-
-
-def wait_for_signal() -> None:
-    """Block until SIGINT (Ctrl-C) or SIGTERM (systemd stop)."""
-    stop = threading.Event()
-    for sig in (signal.SIGINT, signal.SIGTERM):
-        signal.signal(sig, lambda *_: stop.set())
-    while not stop.wait(0.5):
-        pass
 
 
 def run_node(node: str, settings: Settings, args: Any = None) -> int:

@@ -6,7 +6,8 @@ A node built on ``Node`` gets, without repeating it:
   refused: it would miss exactly those messages);
 - the retained ``status/<node>``: ``online`` on connect, a last will and a clean ``offline``,
   and a ``StatusBoard`` that keeps the node's own fields (``camera: open``, counters);
-- one signal path: SIGINT/SIGTERM set ``stop_event`` (main thread only), handlers restored after;
+- one signal path (edge/runtime/signals.py): SIGINT/SIGTERM set ``stop_event`` (main thread
+  only; the caller's own event when it passes one), the previous handlers restored after;
 - ``run(main)``: a transport that cannot connect, or a ``NodeError`` from ``main`` (a camera or
   model that cannot be used), prints ``companion run KIND: reason``, leaves the reason in the
   status, and gives exit status 1; the transport is closed whatever happens.
@@ -15,13 +16,12 @@ The guard around every handler is the transport's (edge/runtime/guard.py).
 
 from __future__ import annotations
 
-import signal
 import sys
 import threading
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
 from typing import Any
 
+from edge.runtime.signals import stop_on_signals
 from edge.runtime.transport import InvalidHandler, P, Transport, TransportError
 
 TRANSIENT = ("reason", "retry_in_s", "attempt", "warning", "rate", "channels")
@@ -48,22 +48,6 @@ class StatusBoard:
             self.fields[self.key] = state
         self.fields.update({k: v for k, v in details.items() if v is not None})
         self.transport.set_status("online", **self.fields)
-
-
-@contextmanager
-def stop_on_signals(stop: threading.Event | None = None) -> Iterator[threading.Event]:
-    """The caller's stop event, or one that SIGINT/SIGTERM set while inside (only the main thread
-    may take signals); the previous handlers come back on exit."""
-    if stop is not None or threading.current_thread() is not threading.main_thread():
-        yield stop or threading.Event()
-        return
-    event = threading.Event()
-    previous = {sig: signal.signal(sig, lambda *_: event.set()) for sig in (signal.SIGINT, signal.SIGTERM)}
-    try:
-        yield event
-    finally:
-        for sig, handler in previous.items():
-            signal.signal(sig, handler)
 
 
 class Node:

@@ -23,7 +23,6 @@ follows ``edge.log``: quiet by default, and never replacing our handlers.
 from __future__ import annotations
 
 import os
-import signal
 import socket
 import threading
 import time
@@ -32,6 +31,7 @@ from typing import Any, Callable
 import uvicorn
 
 from edge.log import get_logger
+from edge.runtime.signals import stop_on_signals
 from edge.services.access import AccessGuard, AccessPolicy, ErrorBody, default_error_body
 from edge.services.connection_limits import ConnectionLimits
 
@@ -143,22 +143,16 @@ def serve_forever(app: ASGIApp, host: str, port: int, stop_event: threading.Even
 
     ``on_ready`` gets the started server (e.g. to print its URL), then ``ready`` is set.
     """
-    stop = stop_event or threading.Event()
-    previous: dict[signal.Signals, Any] = {}
-    if threading.current_thread() is threading.main_thread():
-        for sig in (signal.SIGINT, signal.SIGTERM):
-            previous[sig] = signal.signal(sig, lambda *_: stop.set())
     server = HttpServer(app, host, port, name=name, **uvicorn_options)
-    try:
-        server.start()
-        if on_ready is not None:
-            on_ready(server)
-        if ready is not None:
-            ready.set()
-        while not stop.wait(0.5):
-            if not server.running:
-                raise RuntimeError(f"{name} server on {server.url} stopped unexpectedly")
-    finally:
-        server.stop()
-        for sig, handler in previous.items():
-            signal.signal(sig, handler)
+    with stop_on_signals(stop_event) as stop:
+        try:
+            server.start()
+            if on_ready is not None:
+                on_ready(server)
+            if ready is not None:
+                ready.set()
+            while not stop.wait(0.5):
+                if not server.running:
+                    raise RuntimeError(f"{name} server on {server.url} stopped unexpectedly")
+        finally:
+            server.stop()

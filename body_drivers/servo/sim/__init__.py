@@ -3,8 +3,6 @@
 
 from __future__ import annotations
 
-import signal
-import threading
 from typing import Callable, Iterable
 
 from body_drivers.servo.sim.dynamixel import DynamixelHandler
@@ -14,6 +12,7 @@ from body_drivers.servo.sim.handler import Handler
 from body_drivers.servo.sim.maestro import MaestroHandler
 from body_drivers.servo.sim.pty_server import PtyServer
 from body_drivers.servo.tables import DEFAULT_MODEL, MAESTRO_DEFAULT_DEVICE, model as model_named
+from edge.runtime.signals import stop_on_signals
 
 SIM_PROTOCOLS = ("feetech", "feetech-scs", "dynamixel", "maestro", "maestro-pololu")
 
@@ -130,18 +129,15 @@ def run_servo_sim(protocol: str, link: str, ids: Iterable[int] = (1,), *,
     """Serve on a pty linked at ``link`` until SIGINT/SIGTERM; remove the link; return 0."""
     sim = start_simulator(protocol, link, ids, model=model, speed=speed, device=device,
                           crc7=crc7, faults=faults)
-    stop = threading.Event()
-    previous = {sig: signal.signal(sig, lambda *_: stop.set()) for sig in (signal.SIGINT, signal.SIGTERM)}
-    try:
-        for servo_id, names in (errors or {}).items():
-            sim.set_errors(servo_id, names)
-        ids_text = ",".join(str(i) for i in (list(sim.servos) or getattr(sim.handler, "ids", [])))
-        on_ready(f"servo-sim {protocol} on {link} -> {sim.server.device} (ids {ids_text}); "
-                 f"Ctrl-C to stop")
-        while not stop.wait(0.5):
-            pass
-    finally:
-        sim.stop()
-        for sig, handler in previous.items():
-            signal.signal(sig, handler)
+    with stop_on_signals() as stop:
+        try:
+            for servo_id, names in (errors or {}).items():
+                sim.set_errors(servo_id, names)
+            ids_text = ",".join(str(i) for i in (list(sim.servos) or getattr(sim.handler, "ids", [])))
+            on_ready(f"servo-sim {protocol} on {link} -> {sim.server.device} (ids {ids_text}); "
+                     f"Ctrl-C to stop")
+            while not stop.wait(0.5):
+                pass
+        finally:
+            sim.stop()
     return 0
