@@ -97,8 +97,10 @@ def test_a_command_its_words_settle_is_carried_out_without_the_model(pochi):
 
 
 def test_what_the_words_leave_open_is_left_to_the_model(pochi):
-    offered, acted, _ = _decide(pochi, "Pochi, show me how you wag that tail of yours")
-    assert [t.name for t in offered] == ["wag"] and "const" not in offered[0].parameters["properties"]["speed"]
+    offered, acted, _ = _decide(pochi, "Pochi, gimme a paw, buddy")
+    assert [t.name for t in offered] == ["give_paw"] and "const" not in offered[0].parameters["properties"]["paw"]
+    offered, acted, routes = _decide(pochi, "Pochi, show me how you wag that tail of yours")
+    assert offered is None and acted == [("wag", {"speed": 0.5})] and routes == ["meaning"]   # a usual pace
 
 
 def test_the_model_is_offered_what_the_sentence_asks_for(pochi):

@@ -15,13 +15,13 @@ from __future__ import annotations
 import json
 import re
 import time
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, Callable
 
 from edge.brain import prompt
 from edge.brain.state import BrainState
 from edge.log import get_logger
 from edge.protocol.payloads import ActionResult, Perception
-from edge.brain.slots import complete, pin, settled
+from edge.brain.slots import complete, enum_words, pin, settled, usual
 from edge.protocol.sentences import SentenceMatcher
 from edge.providers.base import ContentSegment, ProviderResponse, Tool, ToolCall
 
@@ -35,6 +35,22 @@ MEANING = "meaning"
 
 
 _SENTENCE_END = re.compile(r"(?<=[.!?。！？])\s*")
+
+
+Chooser = Callable[[str, list[list[str]]], "int | None"]
+
+
+def _chosen(tool: Tool, values: dict[str, Any], text: str, choose: Chooser | None) -> dict[str, Any]:
+    """``values`` with each open enum parameter chosen by meaning, where ``choose`` is sure."""
+    props = tool.parameters.get("properties") if isinstance(tool.parameters, dict) else None
+    out = dict(values)
+    for name, spec in (props or {}).items():
+        if choose is None or name in out or not isinstance(spec, dict) or "enum" not in spec:
+            continue
+        named = enum_words(spec)
+        if len(named) >= 2 and (i := choose(text, [sorted(words) for words in named.values()])) is not None:
+            out[name] = list(named)[i]
+    return out
 
 
 def last_sentence(text: str) -> str | None:
@@ -68,11 +84,13 @@ class FastPath:
         return self._carry_out(perception, ToolCall(found.action, found.params), ROUTE, latency,
                                {"template": found.template, "pointer": found.pointer})
 
-    def by_meaning(self, perception: Perception, tools: list[Tool], started: float) -> tuple[list[Tool], list[ActionResult] | None]:
+    def by_meaning(self, perception: Perception, tools: list[Tool], started: float,
+                   choose: Chooser | None = None) -> tuple[list[Tool], list[ActionResult] | None]:
         """For the action(s) a command was found to ask for: carried out at once when its words
-        settle every parameter (the results), else the actions with what they settle pinned."""
+        settle every parameter (the results), else the actions with what they settle pinned.
+        ``choose`` picks an enum value by meaning when no word names it ("一礼して": bow)."""
         text = perception.body_text()
-        values = [settled(tool, text) for tool in tools]
+        values = [_chosen(tool, usual(tool, settled(tool, text)), text, choose) for tool in tools]
         if len(tools) == 1 and complete(tools[0], values[0]):
             latency = time.perf_counter() - started
             log.info("decision.meaning", companion=self.brain.companion.name, source=perception.id,

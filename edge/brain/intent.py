@@ -27,6 +27,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
+from edge.brain.slots import asks_to_go, takes_distance
 from edge.brain.small_talk import TALK
 from edge.brain.prompt import EXAMPLES_KEY
 from edge.protocol.companion import Companion
@@ -39,6 +40,7 @@ COMMAND_MARGIN = 0.12   # this much closer to an action than to talk: a command
 WORDED_MARGIN = -0.1    # the same for a sentence with a word only that action's templates use
 TIE = 0.05              # actions this close to the best are offered too
 NEAR = 0.3              # a template word decides between actions this close
+CHOICE_SCORE = 0.3      # an enum option this close to the sentence, and TIE ahead of the next, is meant
 QUESTION_MARGIN = 0.2   # a question that is no request is a command only this clearly
 _QUESTION = re.compile(r"[?？]\s*$|(?:の|か)\s*$")
 _REQUEST = re.compile(r"\b(can|could|would|will|won'?t) you\b|\bplease\b|\bhow about\b|てくれ|てもらえ|てほしい|ませんか|て[?？]",
@@ -91,6 +93,7 @@ class CommandSense:
         self._talk = list(dict.fromkeys([*TALK, *talk]))
         self._words = _own_words(template_words(companion.source), self._names)
         self._vocative = _vocative(companion)
+        self._movers = {t.name for t in tools if t.name in self._names and takes_distance(t)}
 
     def read(self, text: str) -> Reading:
         """The sentence embedded once and compared with both banks."""
@@ -104,8 +107,21 @@ class CommandSense:
         latin = set(tokenize(text))
         worded = {name for name, (words, pieces) in self._words.items()
                   if words & latin or any(piece in text for piece in pieces)}
+        if asks_to_go(text):   # going somewhere: only the actions that take a distance, if any were named
+            worded = (worded & self._movers) or set(self._movers)
         question = _QUESTION.search(text.strip()) is not None and _REQUEST.search(text) is None
         return Reading(ranked=ranked, talk=scores[-1], says_no=no, worded=worded, question=question)
+
+    def choose(self, text: str, options: list[list[str]]) -> int | None:
+        """Which of several options (each a few words) the sentence means, by the encoder; None
+        when none is clearly closest ("一礼して" -> the option "おじぎ bow")."""
+        ranker = default_ranker()
+        if len(options) < 2 or not isinstance(ranker, EmbeddingRanker):
+            return None
+        scores = ranker.passage_scores(self._vocative.sub(" ", text).strip() or text, options)
+        ranked = sorted(range(len(options)), key=lambda i: -scores[i])
+        best, second = scores[ranked[0]], scores[ranked[1]]
+        return ranked[0] if best >= CHOICE_SCORE and best - second >= TIE else None
 
     @staticmethod
     def says_no(text: str) -> bool:

@@ -325,10 +325,11 @@ class CompanionBrain:
             started = time.perf_counter()
             tools, spoken_to = self._commands.offer(perception.body_text(), tools)
             if not spoken_to:   # a command: its words may settle it without the model (fast_path.py)
-                tools, done = self._fast.by_meaning(perception, tools, started)
+                tools, done = self._fast.by_meaning(perception, tools, started, self._commands.choose)
                 if done is not None:
                     return done
-        return self._turns.run(prompt.user_text(perception), tools, perception.id, system, spoken_to).results
+        heard = perception.body_text() if perception.format == "text" else None
+        return self._turns.run(prompt.user_text(perception), tools, perception.id, system, spoken_to, heard).results
 
     def handle_message(self, message: CompanionMessage) -> list[ActionResult]:
         """A message from another companion: a turn whose tools include replying to it."""

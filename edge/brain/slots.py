@@ -31,8 +31,8 @@ CONCEPTS: dict[str, str] = {
                r"|\bfront\b|前|まえ|近く|近づ|こっち|こちら",
     "back": r"\bback(?:wards?)?\b|\baway\b|\bbehind\b|\bfurther\b|\bsome (?:space|room)\b|後ろ|うしろ|下が[っるりれろ]|さが[っるりれろ]|離れ|はなれ",
     "centre": r"\bstraight\b|\bcent(?:re|er)\b|\bmiddle\b|\blevel\b|正面|真ん中|まんなか|水平",
-    "slow": r"\bslow(?:ly)?\b|\bcalm(?:ly)?\b|\bgentl[ey]\b|\bsoft(?:ly)?\b|ゆっくり|のんびり|そっと",
-    "fast": r"\bfast\b|\bquick(?:ly)?\b|\bexcited(?:ly)?\b|\bhappily\b|\bwild(?:ly)?\b|\bhard\b"
+    "slow": r"\bslow(?:ly|er|est)?\b|\bcalm(?:ly|er|est)?\b|\bgentl[ey]\b|\bsoft(?:ly)?\b|ゆっくり|のんびり|そっと",
+    "fast": r"\bfast(?:er|est)?\b|\bquick(?:ly|er|est)?\b|\bexcited(?:ly)?\b|\bhapp(?:ily|iest)\b|\bwild(?:ly)?\b|\bhard\b"
             r"|速く|はやく|早く|激しく|元気",
 }
 _PACE = ("slow", "fast")
@@ -46,6 +46,7 @@ _BEFORE = re.compile(rf"({_NUMBER})\s+(?:is|means)\b")
 _LITTLE = re.compile(r"\b(?:a (?:little|bit|touch)|slightly|a tad)\b|少し|すこし|ちょっと|ちょこっと", re.IGNORECASE)
 _DISTANCE = re.compile(r"(\d+(?:\.\d+)?|half a|one|two|three|a)\s*(cm|centimet(?:re|er)s?|m\b|met(?:re|er)s?|センチ|メートル)",
                        re.IGNORECASE)
+_METRES = re.compile(r"metre|meter|メートル|\(m\)|（m）", re.IGNORECASE)
 _COUNT_WORDS = re.compile(r"how many|number of|times|count|回|度|何", re.IGNORECASE)
 
 
@@ -153,30 +154,53 @@ def _directional(spec: dict[str, Any], said: set[str], text: str) -> float | int
     distance = amount(text)
     if distance is None:
         size = (reach or 1.0) * (0.25 if little else 0.5)
+        if _METRES.search(str(spec.get("description", ""))):   # a step, not half the room
+            size = min(size, 0.1 if little else 0.3)
     else:
         size = distance
     return _fit(mark.sign * size, spec)
 
 
+def enum_words(spec: dict[str, Any]) -> dict[Any, set[str]]:
+    """Each enum value with the words that name it: itself ("shake_head" also as "shake head")
+    and a word its description pairs with it ("おじぎ(bow)")."""
+    description = str(spec.get("description", ""))
+    out: dict[Any, set[str]] = {}
+    for value in spec.get("enum") or []:
+        if isinstance(value, str):
+            words = {value.lower(), value.replace("_", " ").lower()}
+            words.update(m.group(1) for m in re.finditer(
+                rf"([^\s、。,;()（）:：]+)\s*[(（]\s*{re.escape(value)}\s*[)）]", description))
+            out[value] = words
+    return out
+
+
 def _enum_choice(spec: dict[str, Any], text: str, said: set[str]) -> Any:
     """The one enum value the sentence names: by its own words, a word the description pairs
-    with it ("おじぎ(bow)"), or a concept it stands for ("左" for "left")."""
-    values = spec.get("enum")
-    if not isinstance(values, list):
-        return None
+    with it, or a concept it stands for ("左" for "left")."""
     lowered = text.lower()
-    description = str(spec.get("description", ""))
-    hits = []
-    for value in values:
-        if not isinstance(value, str):
-            continue
-        words = {value.lower(), value.replace("_", " ").lower()}
-        words.update(m.group(1) for m in re.finditer(rf"([^\s、。,;()（）:：]+)\s*[(（]\s*{re.escape(value)}\s*[)）]",
-                                                    description))
-        if any(re.search(rf"(?<![a-z]){re.escape(w)}(?![a-z])", lowered) for w in words if w) \
-                or (value.lower() in CONCEPTS and value.lower() in said):
-            hits.append(value)
+    hits = [value for value, words in enum_words(spec).items()
+            if any(re.search(rf"(?<![a-z]){re.escape(w)}(?![a-z])", lowered) for w in words if w)
+            or (value.lower() in CONCEPTS and value.lower() in said)]
     return hits[0] if len(hits) == 1 else None
+
+
+def takes_distance(tool: Tool) -> bool:
+    """Whether the action goes somewhere by a distance: a parameter whose ends are signs only
+    ("back (-) or forward (+)"), sized by the metres a sentence names. "50 cm to the left" asks
+    for such an action, never for a look."""
+    props = tool.parameters.get("properties") if isinstance(tool.parameters, dict) else None
+    return any(isinstance(spec, dict) and any(a.sign for a in anchors(str(spec.get("description", ""))))
+               for spec in (props or {}).values())
+
+
+_MOTION = re.compile(r"\b(?:walk|scoot|shuffle|roll|step|move|slide|drive|shift|budge|come)\w*|ずれ|動い|動け|進ん|移動|寄っ|下が|来て|きて",
+                     re.IGNORECASE)
+
+
+def asks_to_go(text: str) -> bool:
+    """The sentence names a distance ("50 cm", "1メートル") or a verb of going ("scoot", "ずれて")."""
+    return amount(text) is not None or _MOTION.search(text) is not None
 
 
 def settled(tool: Tool, text: str) -> dict[str, Any]:
@@ -217,6 +241,25 @@ def settled(tool: Tool, text: str) -> dict[str, Any]:
     for name, spec in props.items():
         if name not in out and isinstance(spec, dict) and "default" in spec:
             out[name] = spec["default"]
+    return out
+
+
+def usual(tool: Tool, values: dict[str, Any]) -> dict[str, Any]:
+    """``values`` with the open parameters a command needs no words for filled in as people
+    mean them when they do not say: a count is one ("give me a nod"), an amount or a pace is the
+    middle of its range ("wag your tail"). Directions, choices and text stay open: "move!" does
+    not say where, and guessing would be the model's job."""
+    props = tool.parameters.get("properties") if isinstance(tool.parameters, dict) else None
+    out = dict(values)
+    for name, spec in (props or {}).items():
+        if name in out or not isinstance(spec, dict) or spec.get("type") not in ("number", "integer") \
+                or "enum" in spec or any(a.concept not in _PACE for a in anchors(str(spec.get("description", "")))):
+            continue
+        low, high = _bounds(spec)
+        if spec.get("type") == "integer" and _COUNT_WORDS.search(f"{name} {spec.get('description', '')}"):
+            out[name] = _fit(1, spec)
+        elif low is not None and high is not None:
+            out[name] = _fit((low + high) / 2, spec)
     return out
 
 

@@ -20,12 +20,13 @@ from typing import TYPE_CHECKING
 from jsonschema import Draft202012Validator
 
 from edge.brain import prompt
+from edge.brain.echo import echo_problem, echoes
 from edge.brain.state import BrainState
 from edge.log import get_logger
 from edge.protocol.companion import validate_params
 from edge.protocol.payloads import ActionError, ActionResult
 from edge.providers.base import ProviderContext, ProviderError, ProviderResponse, Tool, ToolCall
-from edge.providers.decision import decision_budget
+from edge.providers.decision import SPEECH_ACTIONS, decision_budget
 
 if TYPE_CHECKING:
     from edge.brain.loop import CompanionBrain
@@ -70,7 +71,9 @@ class TurnRunner:
                                temperature=cfg.temperature, timeout_s=cfg.call_timeout_s, spoken_to=spoken_to)
 
     def run(self, user_text: str, tools: list[Tool], source_id: str, system: str,
-            spoken_to: bool = False) -> TurnOutcome:
+            spoken_to: bool = False, heard: str | None = None) -> TurnOutcome:
+        """``heard``: what a person said, when the turn answers them (a reply that only repeats
+        it is turned back, echo.py)."""
         b, cfg = self.brain, self.brain.config
         outcome = TurnOutcome()
         seen_failures: set[str] = set()
@@ -88,7 +91,7 @@ class TurnRunner:
                 b.observer("provider_error", {"perception_id": source_id, "error": exc.to_json()})
                 outcome.stopped = "provider_error"
                 return outcome
-            problems = self._problems(response, tools)
+            problems = self._problems(response, tools, heard)
             b.observer("decision", {"perception_id": source_id, "route": "llm", "attempt": round_no,
                                     "latency_s": latency,
                                     "response": response.to_json(), "problems": problems})
@@ -143,11 +146,15 @@ class TurnRunner:
         _check_cancel(context)   # a decision that arrives after the cancel is never carried out
         return response, time.monotonic() - started
 
-    def _problems(self, response: ProviderResponse, tools: list[Tool]) -> list[str]:
+    def _problems(self, response: ProviderResponse, tools: list[Tool], heard: str | None = None) -> list[str]:
         b = self.brain
         problems = [f"unparsable reply: {e}" for e in response.errors]
         offered = {t.name: t for t in tools}
         for call in response.tool_calls:
+            message = call.args.get("message") if call.name in SPEECH_ACTIONS else None
+            if heard and isinstance(message, str) and echoes(message, heard):
+                problems.append(echo_problem(call.name))
+                continue
             if call.name == SEND_MESSAGE and SEND_MESSAGE in offered:
                 errors = Draft202012Validator(offered[SEND_MESSAGE].parameters).iter_errors(call.args)
                 problems.extend(f"{call.name} /{'/'.join(map(str, e.absolute_path))}: {e.message}" for e in errors)

@@ -1,0 +1,36 @@
+"""Is a spoken reply only the person's own words given back?
+
+A small model that reads "I'm feeling a bit lonely tonight." often answers "Woof! I'm feeling a
+bit lonely tonight." A companion that repeats people is the first failure a user notices (the
+issue that started this work: "Where do you live?" was echoed back), so such a reply is turned
+back to the model once as a problem, like a schema error, instead of being said.
+"""
+
+from __future__ import annotations
+
+import difflib
+import re
+import unicodedata
+
+_WORDS = re.compile(r"[^\w]+")
+MIN_CHARS = 8          # "yes", "はい": short replies may equal short inputs
+SIMILAR = 0.75         # difflib ratio above which two lines say the same thing
+
+
+def _plain(text: str) -> str:
+    return " ".join(_WORDS.sub(" ", unicodedata.normalize("NFKC", text).lower()).split())
+
+
+def echoes(reply: str, heard: str) -> bool:
+    """True when ``reply`` is ``heard`` again: the same words, or them with a word or two
+    around ("Woof! ..."), whatever the punctuation and case."""
+    said, back = _plain(heard), _plain(reply)
+    if len(said) < MIN_CHARS or not back:
+        return False
+    if said in back and len(back) - len(said) < max(12, len(said) // 2):
+        return True
+    return difflib.SequenceMatcher(None, said, back).ratio() > SIMILAR
+
+
+def echo_problem(action: str) -> str:
+    return f"{action} /message: it repeats what the person said; answer them in your own words"

@@ -1,0 +1,63 @@
+"""A spoken reply that only repeats the person is turned back to the model, not said."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from edge.brain.echo import echoes
+from edge.brain.loop import BrainConfig, CompanionBrain
+from edge.protocol.companion import load_companion
+from edge.protocol.payloads import Action, ActionResult, Perception
+from edge.providers.scripted import ScriptedProvider
+
+COMPANIONS = Path(__file__).resolve().parents[1] / "companions"
+
+
+@pytest.mark.parametrize("reply, heard", [
+    ("Woof! I'm feeling a bit lonely tonight.", "I'm feeling a bit lonely tonight."),
+    ("where do you live", "Where do you live?"),
+    ("いいえ、テストで100点取ったんだ！", "テストで100点取ったんだ！"),
+])
+def test_the_persons_words_given_back_are_an_echo(reply, heard):
+    assert echoes(reply, heard)
+
+
+@pytest.mark.parametrize("reply, heard", [
+    ("I live on a desk by the window.", "Where do you live?"),
+    ("Yes!", "Yes!"),                                   # too short to tell
+    ("Oh no, I'm here for you. Want to play?", "I'm feeling a bit lonely tonight."),
+])
+def test_an_answer_is_not_an_echo(reply, heard):
+    assert not echoes(reply, heard)
+
+
+class _Body:
+    def __init__(self):
+        self.brain, self.actions = None, []
+
+    def publish(self, payload, retain=None):
+        if isinstance(payload, Action):
+            self.actions.append(payload)
+            self.brain._on_result(ActionResult(id=payload.id, name=payload.name, ok=True, sender="t", started=0.0,
+                                               finished=0.0))
+
+    def subscribe(self, *args, **kwargs):
+        pass
+
+
+def test_an_echo_is_asked_again_and_the_answer_said():
+    pip = load_companion(COMPANIONS / "pip.json")
+    heard = "I had such a long and tiring day at work."
+    provider = ScriptedProvider([{"action": "speak", "params": {"message": "Such a long and tiring day at work!"}},
+                                 {"action": "speak", "params": {"message": "Oh no! Rest with me a while."}}])
+    body = _Body()
+    brain = CompanionBrain(pip, provider, body, BrainConfig(memory_messages=0, warm=False))
+    body.brain = brain
+    try:
+        brain.handle(Perception(title="input", body=heard))
+    finally:
+        brain.stop(timeout=1)
+    assert [a.params["message"] for a in body.actions] == ["Oh no! Rest with me a while."]
+    assert "repeats what the person said" in provider.calls[1][0] and heard in provider.calls[1][0]
