@@ -138,10 +138,11 @@ class Stack:
             for companion in self.companions:
                 bus = self._bus(f"brain-{companion.id}", "brain", companion=companion.id)
                 observer = self.observer_factory(companion.name) if self.observer_factory else None
-                # start() warms the model with this companion's prompt, then subscribes: ready means a
-                # quick first decision, and the brain shows online once it can decide
-                self.brains.append(CompanionBrain(companion, provider, bus, config, observer, peers=peers).start())
+                # the brain registers its handlers when built; connected before the warm-up, what is
+                # said meanwhile waits in its inbox; ready (after start) means a quick first decision
+                brain = CompanionBrain(companion, provider, bus, config, observer, peers=peers)
                 bus.connect()
+                self.brains.append(brain.start())
         except BaseException:
             self.stop()
             raise

@@ -127,8 +127,8 @@ def run_node(node: str, settings: Settings, args: Any = None) -> int:
                       status={"companion": companion.id})
             brain = CompanionBrain(companion, provider, bus, brain_config, ConsoleObserver(as_json, name=companion.name),
                                    peers=peers)
-            running.append((brain.start(), bus))   # start() subscribes: connect after it
-            bus.connect()
+            bus.connect()                          # handlers are registered when the brain is built
+            running.append((brain.start(), bus))
         wait_for_signal()
     finally:
         for brain, bus in running:

@@ -32,7 +32,7 @@ from edge.brain.novelty import ViewMemory
 from edge.brain.slash import SlashError, SlashHelp, is_slash, parse_slash
 from edge.brain.state import BrainState, allowed
 from edge.brain.turn import TurnRunner, messaging_tool, refused
-from edge.bus import Bus
+from edge.runtime.transport import Transport
 from edge.log import get_logger
 from edge.protocol.companion import Companion
 from edge.protocol.dedupe import RecentIds
@@ -76,7 +76,7 @@ class _Pending:
 class CompanionBrain:
     """Subscribes to perceptions for one companion and to ``messages``; acts, one input at a time."""
 
-    def __init__(self, companion: Companion, provider: Provider, bus: Bus, config: BrainConfig | None = None,
+    def __init__(self, companion: Companion, provider: Provider, bus: Transport, config: BrainConfig | None = None,
                  observer: Observer | None = None, clock: Clock | None = None, peers: Peers | None = None):
         self.companion = companion
         self.provider = provider
@@ -110,17 +110,20 @@ class CompanionBrain:
         self.dropped = 0
         self.coalesced = 0
         self.ignored = 0
-
-    # -- wiring ---------------------------------------------------------------------------
-
-    def start(self) -> "CompanionBrain":
-        """Warm the provider, subscribe, start the workers; ``brain.ready`` is logged last."""
-        if self.config.warm:
-            self.warm()
+        # Handlers before the transport connects (docs/nodes.md): what a persistent session queued
+        # while the brain was down, and what is said during the warm-up, waits in the inbox.
         self.bus.subscribe(Estop, self._on_estop)
         self.bus.subscribe(Perception, self._on_perception)
         self.bus.subscribe(ActionResult, self._on_result)
         self.bus.subscribe(CompanionMessage, self._on_message)
+
+    # -- wiring ---------------------------------------------------------------------------
+
+    def start(self) -> "CompanionBrain":
+        """Warm the provider and start the workers; ``brain.ready`` is logged last. (Handlers are
+        registered when the brain is built, so its transport may connect before the warm-up.)"""
+        if self.config.warm:
+            self.warm()
         self._thread.start()
         self._slash_thread.start()
         log.info("brain.ready", companion=self.companion.id, name=self.companion.name,
