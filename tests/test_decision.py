@@ -82,6 +82,14 @@ def test_schema_keeps_only_grammar_keywords():
     }
 
 
+def test_an_answer_may_be_required():
+    """A person talking gets an answer (the embedded provider asks for one): no "none" then."""
+    answering = Draft202012Validator(decision_schema(TOOLS, allow_none=False))
+    assert not answering.is_valid({"action": "none"})
+    assert answering.is_valid({"action": "speak", "params": {"text": "Good night!"}})
+    assert Draft202012Validator(decision_schema([], allow_none=False)).is_valid({"action": "none"})  # nothing offered
+
+
 def test_schema_refuses_an_action_named_none():
     with pytest.raises(ValueError, match="none"):
         decision_schema([Tool("none", "", {"type": "object"})])

@@ -81,8 +81,10 @@ def grammar_schema(schema: Any, max_string: int = DEFAULT_MAX_STRING) -> dict[st
     return out
 
 
-def decision_schema(tools: Iterable[Tool], max_string: int = DEFAULT_MAX_STRING) -> dict[str, Any]:
-    """A JSON Schema whose instances are exactly one decision: one offered action or none."""
+def decision_schema(tools: Iterable[Tool], max_string: int = DEFAULT_MAX_STRING,
+                    allow_none: bool = True) -> dict[str, Any]:
+    """A JSON Schema whose instances are exactly one decision: one offered action or (unless
+    ``allow_none`` is off) none."""
     branches: list[dict[str, Any]] = []
     for tool in tools:
         if tool.name == NO_ACTION:
@@ -90,8 +92,9 @@ def decision_schema(tools: Iterable[Tool], max_string: int = DEFAULT_MAX_STRING)
         params = grammar_schema(tool.parameters, max_string)
         params.setdefault("type", "object")
         branches.append(_object({"action": {"const": tool.name}, "params": params}, ["action", "params"]))
-    branches.append(_object({"action": {"const": NO_ACTION},
-                             "reason": {"type": "string", "maxLength": REASON_MAX}}, ["action"]))
+    if allow_none or not branches:
+        branches.append(_object({"action": {"const": NO_ACTION},
+                                 "reason": {"type": "string", "maxLength": REASON_MAX}}, ["action"]))
     return {"anyOf": branches}
 
 

@@ -199,8 +199,11 @@ class EmbeddedProvider:
         return request
 
     def _decide(self, request: dict[str, Any], tools: list, spoken: bool = False) -> tuple[ProviderResponse, dict, str]:
+        # A person who talks to the companion gets an answer: with speech on offer, "none" is
+        # not a reply to "Good night, Pip!" (the 0.5B model chose it for such lines).
+        answer = spoken and speech_of(tools) is not None
         try:
-            schema = decision_schema(tools)
+            schema = decision_schema(tools, allow_none=not answer)
         except ValueError as exc:
             raise ProviderError("E1001", str(exc)) from None
         key = json.dumps(schema, sort_keys=True)
