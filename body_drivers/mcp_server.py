@@ -24,7 +24,6 @@ becomes a tool argument. Error texts quote at most a short excerpt of a bad valu
 
 from __future__ import annotations
 
-import asyncio
 import json
 import os
 import threading
@@ -45,6 +44,7 @@ from edge.protocol import codec
 from edge.protocol.codec import CodecError
 from edge.protocol.companion import ActionSpec, Companion, Problem, load_companion, validate_params
 from edge.protocol.payloads import Action, ActionResult
+from edge.runtime.action_client import ActionClient
 from edge.services.access import ASGIApp, AccessPolicy
 from edge.services.connection_limits import ConnectionLimits
 from edge.services.http_server import HttpServer, serve_forever
@@ -72,51 +72,6 @@ RESULT_SCHEMA: dict[str, Any] = {
         "started": {"type": "number"}, "finished": {"type": "number"},
     },
 }
-
-
-class ResultWaiter:
-    """Publishes actions and hands each waiting call the result with its own action id.
-
-    Results arrive on paho's thread; each waiting call owns an asyncio future on the server's
-    loop, so concurrent calls never see each other's results.
-    """
-
-    def __init__(self, bus: Bus):
-        self.bus = bus
-        self._pending: dict[str, tuple[asyncio.AbstractEventLoop, asyncio.Future[ActionResult]]] = {}
-        self._lock = threading.Lock()
-        bus.subscribe(ActionResult, self._on_result)
-
-    async def perform(self, action: Action, timeout: float) -> ActionResult | None:
-        """Publish ``action``; its result, or None when none came within ``timeout`` seconds."""
-        loop = asyncio.get_running_loop()
-        future: asyncio.Future[ActionResult] = loop.create_future()
-        with self._lock:  # registered before publishing, so even an instant result finds it
-            self._pending[action.id] = (loop, future)
-        try:
-            self.bus.publish(action)
-            return await asyncio.wait_for(future, timeout)
-        except TimeoutError:
-            return None
-        finally:
-            with self._lock:
-                self._pending.pop(action.id, None)
-
-    def _on_result(self, result: ActionResult) -> None:
-        with self._lock:
-            entry = self._pending.get(result.id)
-        if entry is None:
-            return  # another client's action, or one whose caller gave up
-        loop, future = entry
-        try:
-            loop.call_soon_threadsafe(_settle, future, result)
-        except RuntimeError:  # the server's loop is already closed (shutdown)
-            pass
-
-
-def _settle(future: asyncio.Future[ActionResult], result: ActionResult) -> None:
-    if not future.done():
-        future.set_result(result)
 
 
 def _problems_text(problems: list[Problem], prefix: str = "") -> str:
@@ -149,7 +104,7 @@ class BodyMcpServer:
         self.companion = companion
         self.bus = bus
         self.result_timeout_s = result_timeout_s
-        self.waiter = ResultWaiter(bus)
+        self.actions = ActionClient(bus)   # subscribes to results: build before the bus connects
         titles = [a.title for a in companion.actions]
         if PLAY_TOOL in titles:
             log.warning("mcp.tool_shadowed", action=PLAY_TOOL,
@@ -256,7 +211,7 @@ class BodyMcpServer:
             return _outcome(name, False, "invalid_params", f"{name}: {_problems_text(problems, where)}")
         action = Action(name=name, params=parameters, sender=self.companion.id)
         log.info("mcp.action", action=name, id=action.id)
-        result = await self.waiter.perform(action, self.result_timeout_s)
+        result = await self.actions.perform_async(action, self.result_timeout_s)
         if result is None:
             return _outcome(name, False, "no_result", self._no_body_message(name))
         return _outcome(name, result.ok, result=result)

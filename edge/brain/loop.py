@@ -18,7 +18,7 @@ from __future__ import annotations
 import queue
 import threading
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, Callable
 
 from edge.brain import prompt
@@ -32,6 +32,7 @@ from edge.brain.novelty import ViewMemory
 from edge.brain.slash import SlashError, SlashHelp, is_slash, parse_slash
 from edge.brain.state import BrainState, allowed
 from edge.brain.turn import TurnRunner, messaging_tool, refused
+from edge.runtime.action_client import ActionClient
 from edge.runtime.transport import Transport
 from edge.log import get_logger
 from edge.protocol.companion import Companion
@@ -67,12 +68,6 @@ class BrainConfig:
     max_tools: int = 12               # above this many actions, tool retrieval picks the most relevant
 
 
-@dataclass
-class _Pending:
-    done: threading.Event = field(default_factory=threading.Event)
-    result: ActionResult | None = None
-
-
 class CompanionBrain:
     """Subscribes to perceptions for one companion and to ``messages``; acts, one input at a time."""
 
@@ -92,8 +87,6 @@ class CompanionBrain:
         self.state = BrainState.WAITING
         self._inbox = Inbox(self.config.queue_size, self.config.said_queue_size)
         self._slash: queue.Queue[Perception | None] = queue.Queue(SLASH_QUEUE)
-        self._pending: dict[str, _Pending] = {}
-        self._pending_lock = threading.Lock()
         self._count_lock = threading.Lock()
         self._stop = threading.Event()
         self._turns = TurnRunner(self)
@@ -114,7 +107,7 @@ class CompanionBrain:
         # while the brain was down, and what is said during the warm-up, waits in the inbox.
         self.bus.subscribe(Estop, self._on_estop)
         self.bus.subscribe(Perception, self._on_perception)
-        self.bus.subscribe(ActionResult, self._on_result)
+        self.action_client = ActionClient(bus)
         self.bus.subscribe(CompanionMessage, self._on_message)
 
     # -- wiring ---------------------------------------------------------------------------
@@ -162,9 +155,7 @@ class CompanionBrain:
             self._slash.put_nowait(None)
         except queue.Full:
             pass
-        with self._pending_lock:
-            for pending in self._pending.values():
-                pending.done.set()
+        self.action_client.release_all()
         for thread in (self._thread, self._slash_thread):
             if thread.is_alive():
                 thread.join(timeout)
@@ -255,11 +246,7 @@ class CompanionBrain:
             setattr(self, counter, getattr(self, counter) + 1)
 
     def _on_result(self, result: ActionResult) -> None:
-        with self._pending_lock:
-            pending = self._pending.get(result.id)
-        if pending is not None:
-            pending.result = result
-            pending.done.set()
+        self.action_client.deliver(result)
 
     # -- the loop -------------------------------------------------------------------------
 
@@ -386,23 +373,17 @@ class CompanionBrain:
                                                                                    "action not sent"))
             self.observer("result", {"result": result.to_dict()})
             return result
-        pending = _Pending()
-        with self._pending_lock:
-            self._pending[action.id] = pending
-        try:
-            self.bus.publish(action)
-            self.observer("action", {"perception_id": source_id, "action": action.to_dict()})
-            if not pending.done.wait(self.config.result_timeout_s):
-                log.warning("action.no_result", companion=self.companion.name, action=action.name, id=action.id,
-                            reason=f"no result within {self.config.result_timeout_s:.0f} s; is the body running?")
-                self.observer("result_timeout", {"action": action.to_dict()})
-                return None
-            if pending.result is not None:
-                self.observer("result", {"result": pending.result.to_dict()})
-            return pending.result
-        finally:
-            with self._pending_lock:
-                self._pending.pop(action.id, None)
+        answer = self.action_client.perform(action, self.config.result_timeout_s, on_sent=lambda: self.observer(
+            "action", {"perception_id": source_id, "action": action.to_dict()}))
+        if answer is None and self._stop.is_set():
+            return None  # released by stop(): not a missing body
+        if answer is None:
+            log.warning("action.no_result", companion=self.companion.name, action=action.name, id=action.id,
+                        reason=f"no result within {self.config.result_timeout_s:.0f} s; is the body running?")
+            self.observer("result_timeout", {"action": action.to_dict()})
+            return None
+        self.observer("result", {"result": answer.to_dict()})
+        return answer
 
     def send_message(self, call: ToolCall, source_id: str) -> ActionResult:
         """The built-in ``send_message`` action: goes out under the seed's rules, never blocks."""
