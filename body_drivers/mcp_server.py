@@ -41,6 +41,7 @@ from edge.bus import Bus
 from edge.config import DEFAULT_COMPANION
 from edge.log import get_logger
 from edge.protocol import codec
+from edge.protocol.action_codes import ActionCode
 from edge.protocol.codec import CodecError
 from edge.protocol.companion import ActionSpec, Companion, Problem, load_companion, validate_params
 from edge.protocol.payloads import Action, ActionResult
@@ -183,20 +184,20 @@ class BodyMcpServer:
             codec.check(arguments, Action.LIMITS)
         except CodecError as exc:
             name = codec.scrub(codec.clip(params.name, 60))
-            return _outcome(name, False, "invalid_params", f"{name}: {exc}")
+            return _outcome(name, False, ActionCode.INVALID_PARAMS, f"{name}: {exc}")
         if params.name == PLAY_TOOL:
             wanted = arguments.get("actionName")
             if isinstance(wanted, str) and self.companion.action(wanted) is None:
                 known = ", ".join(a.title for a in self.companion.actions) or "(none)"
-                return _outcome(excerpt(wanted, 40, raw=True), False, "unknown_action",
+                return _outcome(excerpt(wanted, 40, raw=True), False, ActionCode.UNKNOWN_ACTION,
                                 f"{PLAY_TOOL}: /actionName: unknown action {excerpt(wanted)} (known actions: {known})")
             problems = validate_params(self.play, arguments)
             if problems:
-                return _outcome(PLAY_TOOL, False, "invalid_params", f"{PLAY_TOOL}: {_problems_text(problems)}")
+                return _outcome(PLAY_TOOL, False, ActionCode.INVALID_PARAMS, f"{PLAY_TOOL}: {_problems_text(problems)}")
             return await self.play_action(arguments["actionName"], arguments.get("parameters", {}), "/parameters")
         if self.companion.action(params.name) is None:
             known = ", ".join(t.name for t in self.tools())
-            return _outcome(excerpt(params.name, 40, raw=True), False, "unknown_tool",
+            return _outcome(excerpt(params.name, 40, raw=True), False, ActionCode.UNKNOWN_TOOL,
                             f"unknown tool {excerpt(params.name)} (tools: {known})")
         return await self.play_action(params.name, arguments)
 
@@ -204,16 +205,16 @@ class BodyMcpServer:
         """Check, publish and await one action; every outcome is a tool result, never an exception."""
         spec = self.companion.action(name)
         if spec is None:  # unreachable through the schemas above; kept for direct callers
-            return _outcome(excerpt(name, 40, raw=True), False, "unknown_action", f"unknown action {excerpt(name)}")
+            return _outcome(excerpt(name, 40, raw=True), False, ActionCode.UNKNOWN_ACTION, f"unknown action {excerpt(name)}")
         problems = validate_params(spec, parameters)
         if problems:
             log.info("mcp.rejected", action=name, reason=_problems_text(problems, where))
-            return _outcome(name, False, "invalid_params", f"{name}: {_problems_text(problems, where)}")
+            return _outcome(name, False, ActionCode.INVALID_PARAMS, f"{name}: {_problems_text(problems, where)}")
         action = Action(name=name, params=parameters, sender=self.companion.id)
         log.info("mcp.action", action=name, id=action.id)
         result = await self.actions.perform_async(action, self.result_timeout_s)
         if result is None:
-            return _outcome(name, False, "no_result", self._no_body_message(name))
+            return _outcome(name, False, ActionCode.NO_RESULT, self._no_body_message(name))
         return _outcome(name, result.ok, result=result)
 
     def _no_body_message(self, name: str) -> str:

@@ -21,6 +21,7 @@ import time
 from typing import Protocol
 
 from body_drivers.timeline import Timeline
+from edge.protocol.action_codes import ActionCode
 from edge.runtime.transport import Transport
 from edge.log import get_logger
 from edge.protocol import codec
@@ -96,12 +97,12 @@ class BodyNode:
             self._stop_now(action)
             return
         if self.estop_engaged:
-            self._finish(action, time.time(), ActionError("estop_engaged", "emergency stop is engaged; action refused"))
+            self._finish(action, time.time(), ActionError(ActionCode.ESTOP_ENGAGED, "emergency stop is engaged; action refused"))
             return
         try:
             self._queue.put_nowait(action)
         except queue.Full:
-            self._finish(action, time.time(), ActionError("body_busy", f"body queue full ({self._queue.maxsize} actions)"))
+            self._finish(action, time.time(), ActionError(ActionCode.BODY_BUSY, f"body queue full ({self._queue.maxsize} actions)"))
 
     def _stop_now(self, action: Action) -> None:
         """``stop`` jumps the queue: the current action (motion, speech) is cut, the waiting ones
@@ -115,7 +116,7 @@ class BodyNode:
             except queue.Empty:
                 break
             if waiting is not None:
-                self._finish(waiting, started, ActionError("cancelled", "dropped by a stop action"))
+                self._finish(waiting, started, ActionError(ActionCode.CANCELLED, "dropped by a stop action"))
         self.timeline.record("stop", id=action.id, by=action.sender)
         self._finish(action, started, None)
 
@@ -127,7 +128,7 @@ class BodyNode:
             now = time.time()
             result = ActionResult(id=action_id, name=name, ok=False,
                                   sender=self.bus.node_id, started=now, finished=now,
-                                  error=ActionError("invalid_payload", error.message))
+                                  error=ActionError(ActionCode.INVALID_PAYLOAD, error.message))
             self.bus.publish(result)
             self.timeline.record("action.rejected", id=action_id, reason=error.message)
 
@@ -154,7 +155,7 @@ class BodyNode:
                 self.errors["worker_failed"] += 1
                 log.error("body.worker_failed", id=action.id, name=action.name, error=repr(exc), exc_info=True)
                 try:
-                    self._finish(action, time.time(), ActionError("body_error", codec.clip(f"{type(exc).__name__}: {exc}")))
+                    self._finish(action, time.time(), ActionError(ActionCode.BODY_ERROR, codec.clip(f"{type(exc).__name__}: {exc}")))
                 except Exception as again:
                     log.error("body.unanswered", id=action.id, error=repr(again))
 
@@ -173,16 +174,16 @@ class BodyNode:
         started = time.time()
         spec = self.spec_for(action)
         if spec is None:
-            self._finish(action, started, ActionError("unknown_action", f"no companion here defines the action {action.name!r}"))
+            self._finish(action, started, ActionError(ActionCode.UNKNOWN_ACTION, f"no companion here defines the action {action.name!r}"))
             return
         problems = validate_params(spec, action.params)
         if problems:
             detail = "; ".join(f"{p.pointer or '/'}: {p.message}" for p in problems)
-            self._finish(action, started, ActionError("invalid_params", f"{action.name}: {detail}"))
+            self._finish(action, started, ActionError(ActionCode.INVALID_PARAMS, f"{action.name}: {detail}"))
             return
         self._cancel.clear()   # before the estop check: an estop from now on sets it again
         if self.estop_engaged:
-            self._finish(action, started, ActionError("estop_engaged", "emergency stop is engaged; action refused"))
+            self._finish(action, started, ActionError(ActionCode.ESTOP_ENGAGED, "emergency stop is engaged; action refused"))
             return
         self.timeline.record("action.started", id=action.id, name=action.name, params=action.params)
         try:
@@ -192,10 +193,10 @@ class BodyNode:
             return
         except Exception as exc:  # an executor bug fails this action, not the node
             log.error("action.crashed", name=action.name, id=action.id, error=repr(exc), exc_info=True)
-            self._finish(action, started, ActionError("body_error", f"{type(exc).__name__}: {exc}"))
+            self._finish(action, started, ActionError(ActionCode.BODY_ERROR, f"{type(exc).__name__}: {exc}"))
             return
         if self._cancel.is_set():
-            self._finish(action, started, ActionError("cancelled", "stopped before it finished (estop or shutdown)"))
+            self._finish(action, started, ActionError(ActionCode.CANCELLED, "stopped before it finished (estop or shutdown)"))
             return
         self._finish(action, started, None)
 
@@ -213,7 +214,7 @@ class BodyNode:
         except CodecError as exc:  # e.g. a lone surrogate in a name or message: say so instead
             self.errors["unencodable_result"] += 1
             log.warning("body.unencodable_result", id=codec.scrub(action.id), reason=str(exc))
-            error = ActionError("unencodable_result", f"the result could not be encoded: {exc}")
+            error = ActionError(ActionCode.UNENCODABLE_RESULT, f"the result could not be encoded: {exc}")
             self.bus.publish(ActionResult(id=codec.scrub(action.id), name=codec.scrub(action.name), ok=False,
                                           sender=self.bus.node_id, started=started, finished=time.time(),
                                           error=error))

@@ -22,6 +22,7 @@ from body_drivers.body_config import BodyConfig, JointConfig
 from body_drivers.joint_io import JointIO
 from body_drivers.kinematics import Pose
 from edge.log import get_logger
+from edge.protocol.action_codes import ActionCode
 
 log = get_logger(__name__)
 
@@ -49,7 +50,7 @@ class SlewLimiter:
         for name, deg in pose.items():
             joint = self._joint(name)
             if not _is_finite_number(deg):
-                raise SafetyError("invalid_position", f"joint {name!r}: position {deg!r} is not a finite number")
+                raise SafetyError(ActionCode.INVALID_POSITION, f"joint {name!r}: position {deg!r} is not a finite number")
             self.commanded[name] = joint.clamp(float(deg))
         self._t = now
 
@@ -74,7 +75,7 @@ class SlewLimiter:
         for name in goals:
             if name not in self.commanded:
                 self._joint(name)
-                raise SafetyError("not_homed", f"joint {name!r}: its position has not been read yet")
+                raise SafetyError(ActionCode.NOT_HOMED, f"joint {name!r}: its position has not been read yet")
         dt = 0.0 if self._t is None else now - self._t
         out: Pose = {}
         for name, current in self.commanded.items():
@@ -94,7 +95,7 @@ class SlewLimiter:
         try:
             return self.joints[name]
         except (KeyError, TypeError):
-            raise SafetyError("unknown_joint", f"unknown joint {name!r}; the body has {', '.join(self.joints)}") from None
+            raise SafetyError(ActionCode.UNKNOWN_JOINT, f"unknown joint {name!r}; the body has {', '.join(self.joints)}") from None
 
 
 def _is_finite_number(value: Any) -> bool:
@@ -132,7 +133,7 @@ class SafetyGate:
         """
         with self._lock:
             if self.estop:
-                raise SafetyError("estop_engaged", "emergency stop is engaged; the body stays where it is")
+                raise SafetyError(ActionCode.ESTOP_ENGAGED, "emergency stop is engaged; the body stays where it is")
             present = self.io.read()
             for name, deg in present.items():
                 joint = self.config.joint(name)
@@ -142,7 +143,7 @@ class SafetyGate:
                     continue
                 beyond = abs(deg - joint.clamp(deg))
                 if beyond > joint.max_step_deg:
-                    raise SafetyError("out_of_range",
+                    raise SafetyError(ActionCode.OUT_OF_RANGE,
                                       f"joint {name!r} is at {deg:.1f}°, {beyond:.1f}° outside its limits "
                                       f"[{joint.min_deg:g}, {joint.max_deg:g}]; move it back by hand (torque stays off)")
             self.limiter.reset(present, self.clock())
@@ -156,9 +157,9 @@ class SafetyGate:
         """One control tick: slew-limited setpoints toward ``goals``, written to the servos."""
         with self._lock:
             if self.estop:
-                raise SafetyError("estop_engaged", "emergency stop is engaged; holding position")
+                raise SafetyError(ActionCode.ESTOP_ENGAGED, "emergency stop is engaged; holding position")
             if self.state != "active":
-                raise SafetyError("not_active", f"the body is {self.state}; it must be woken first")
+                raise SafetyError(ActionCode.NOT_ACTIVE, f"the body is {self.state}; it must be woken first")
             setpoints = self.limiter.step(goals, self.clock(), speed_cap)
             self.io.write(setpoints)
             return setpoints
@@ -188,6 +189,6 @@ class SafetyGate:
         """
         with self._lock:
             if self.estop:
-                raise SafetyError("estop_engaged", "emergency stop is engaged; torque stays on, holding")
+                raise SafetyError(ActionCode.ESTOP_ENGAGED, "emergency stop is engaged; torque stays on, holding")
             self.state = "resting"
             self.io.torque(None, False)

@@ -25,6 +25,7 @@ from body_drivers.safety import SafetyError, SafetyGate
 from body_drivers.servo.bus import ServoError, open_bus
 from body_drivers.timeline import Timeline
 from edge.log import get_logger
+from edge.protocol.action_codes import ActionCode
 from edge.protocol.payloads import Action
 
 log = get_logger(__name__)
@@ -84,14 +85,14 @@ class ServoBody:
         self._last_activity = self.clock()
         try:
             if action.sender in self.blocked:
-                raise ActionFailure("brain_offline", self.blocked[action.sender])
+                raise ActionFailure(ActionCode.BRAIN_OFFLINE, self.blocked[action.sender])
             if action.name == "speak" and "speak" not in self.config.kinematics:
                 self._speak(action, cancel)
                 return
             mapping = self.config.kinematics.get(action.name)
             if mapping is None:
                 known = ", ".join(sorted(self.config.kinematics)) or "none"
-                raise ActionFailure("unknown_action", f"this body maps no joints to {action.name!r} "
+                raise ActionFailure(ActionCode.UNKNOWN_ACTION, f"this body maps no joints to {action.name!r} "
                                     f"({self.config.source} [body.kinematics] has: {known})")
             self._interrupt.clear()
             with self._motion:
@@ -99,14 +100,14 @@ class ServoBody:
                 try:
                     poses = plan(action.name, mapping, action.params, dict(self.gate.limiter.commanded))
                 except KinematicsError as exc:
-                    raise ActionFailure("invalid_params", str(exc)) from None
+                    raise ActionFailure(ActionCode.INVALID_PARAMS, str(exc)) from None
                 for pose in poses:
                     self._move(pose, cancel)
             self.timeline.record("servo.done", id=action.id, name=action.name,
                                  at={n: round(d, 2) for n, d in self.gate.limiter.commanded.items()})
         except ServoError as exc:
             self._halt()
-            raise ActionFailure("servo_fault", self._report_fault(exc, during=action.name)) from None
+            raise ActionFailure(ActionCode.SERVO_FAULT, self._report_fault(exc, during=action.name)) from None
         except SafetyError as exc:
             raise ActionFailure(exc.code, exc.message) from None
         finally:
@@ -222,7 +223,7 @@ class ServoBody:
             if cancel is not None and (cancel.is_set() or self._interrupt.is_set()):
                 held = self._halt()
                 where = ", ".join(f"{n} {d:.1f}°" for n, d in (held or {}).items() if n in goals)
-                raise ActionFailure("cancelled", f"motion stopped before its goal (estop or stop); held at {where or 'its last position'}")
+                raise ActionFailure(ActionCode.CANCELLED, f"motion stopped before its goal (estop or stop); held at {where or 'its last position'}")
             setpoints = self.gate.command(goals, speed_cap)
             present = self.io.read(names)
             if all(setpoints[n] == goals[n] and abs(present[n] - goals[n]) <= c.tolerance_deg for n in names):
@@ -251,7 +252,7 @@ class ServoBody:
                                  f"goal {goals[name]:.1f}°)", joint.id, name, joint.port)
         self._halt()
         detail = ", ".join(f"{n} at {present[n]:.1f}° (goal {goals[n]:.1f}°)" for n in lagging)
-        raise ActionFailure("timeout", f"joints did not reach their goal within ±{tol:g}°: {detail}; "
+        raise ActionFailure(ActionCode.TIMEOUT, f"joints did not reach their goal within ±{tol:g}°: {detail}; "
                                        f"blocked, or too slow for max_speed_dps?")
 
     def _halt(self) -> Pose | None:
@@ -265,13 +266,13 @@ class ServoBody:
 
     def _speak(self, action: Action, cancel: threading.Event) -> None:
         if self.speaker is None:
-            raise ActionFailure("unsupported", "speak: this body has no voice (body.tts = \"none\")")
+            raise ActionFailure(ActionCode.UNSUPPORTED, "speak: this body has no voice (body.tts = \"none\")")
         text = action.params.get("message") if isinstance(action.params, dict) else None
         if not isinstance(text, str) or not text.strip():
-            raise ActionFailure("invalid_params", "speak: message must be non-empty text")
+            raise ActionFailure(ActionCode.INVALID_PARAMS, "speak: message must be non-empty text")
         report = self.speaker.speak(text, cancel=cancel)
         if getattr(report, "cancelled", False):
-            raise ActionFailure("cancelled", "speech cut short (estop or stop)")
+            raise ActionFailure(ActionCode.CANCELLED, "speech cut short (estop or stop)")
         self.timeline.record("speech.done", id=action.id, seconds=getattr(report, "seconds", None))
 
     def _report_fault(self, exc: ServoError | SafetyError, during: str) -> str:

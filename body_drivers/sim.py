@@ -17,6 +17,7 @@ from typing import Any, Callable
 from body_drivers.node import ActionFailure
 from body_drivers.timeline import Timeline
 from edge.log import get_logger
+from edge.protocol.action_codes import ActionCode
 from edge.protocol.payloads import Action
 
 log = get_logger(__name__)
@@ -93,20 +94,20 @@ class SimBody:
                 break
             if cancel.is_set() or self._stop.is_set():
                 self.timeline.record(f"{part}.halted", at=list(point))
-                raise ActionFailure("cancelled", f"{part} halted at {_fmt(point)} before reaching {_fmt(target)}")
+                raise ActionFailure(ActionCode.CANCELLED, f"{part} halted at {_fmt(point)} before reaching {_fmt(target)}")
             time.sleep(min(STEP_S, duration))
         self.timeline.record(f"{part}.reached", at=list(target), seconds=round(duration, 3))
 
     def _speak(self, action: Action, cancel: threading.Event) -> None:
         text = str(action.params.get("message", "")).strip()
         if not text:
-            raise ActionFailure("invalid_params", "speak: message is empty")
+            raise ActionFailure(ActionCode.INVALID_PARAMS, "speak: message is empty")
         entry: dict[str, Any] = {"id": action.id, "text": text}
         if self.speaker is not None:
             report = self.speaker.speak(text, cancel=cancel)
             entry.update(seconds=getattr(report, "seconds", None), cancelled=getattr(report, "cancelled", False))
             if entry["cancelled"]:
-                raise ActionFailure("cancelled", "speech cut short (estop or stop)")
+                raise ActionFailure(ActionCode.CANCELLED, "speech cut short (estop or stop)")
         self.spoken.append(entry)
         del self.spoken[:-SPOKEN_KEPT]   # a robot that talks all day must not keep every sentence
         self.timeline.record("speech.done", **entry)
@@ -114,7 +115,7 @@ class SimBody:
     def _gesture(self, action: Action, cancel: threading.Event) -> None:
         """Actions the simulator has no model for (wave, nod, ...) take a moment and are recorded."""
         if cancel.wait(self.config.gesture_s):
-            raise ActionFailure("cancelled", f"{action.name} cancelled")
+            raise ActionFailure(ActionCode.CANCELLED, f"{action.name} cancelled")
         self.timeline.record("gesture.done", name=action.name, params=action.params)
 
 
