@@ -28,7 +28,7 @@ import httpx  # noqa: E402
 from websockets.exceptions import ConnectionClosed  # noqa: E402
 from websockets.sync.client import connect as ws_connect  # noqa: E402
 
-from body_drivers.mcp_server import MCP_PATH, start as start_mcp  # noqa: E402
+from edge.services.mcp_server import MCP_PATH, start as start_mcp  # noqa: E402
 from edge.broker import LocalBroker  # noqa: E402
 from edge.bus import Bus  # noqa: E402
 from edge.config import DEFAULT_COMPANION  # noqa: E402

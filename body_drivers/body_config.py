@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Any, TypeGuard
 
 from body_drivers.servo.bus import PROTOCOLS
-from edge.config import ConfigError
+from edge.config_error import ConfigError
 
 
 class BodyConfigError(ConfigError):

@@ -12,12 +12,8 @@ from pathlib import Path
 from typing import Any
 
 from edge.broker import BrokerAddress
+from edge.config_error import ConfigError  # noqa: F401  (re-exported)
 from edge.paths import COMPANIONS_DIR, DEFAULT_COMPANION  # noqa: F401  (re-exported)
-
-
-
-class ConfigError(ValueError):
-    """A bad setting; the message names the file, the key and what was expected."""
 
 
 @dataclass

@@ -80,7 +80,7 @@ def run_node(node: str, settings: Settings, args: Any = None) -> int:
         return serve_gateway(settings.broker, namespace=settings.namespace, companions=_load(settings), config=config,
                              node_id=node_id)
     if node == "mcp":
-        from body_drivers.mcp_server import DEFAULT_PORT, serve
+        from edge.services.mcp_server import DEFAULT_PORT, serve
         if len(settings.companions) != 1:
             print("companion run mcp: serves one companion; give exactly one --companion", file=sys.stderr)
             return 2

@@ -17,7 +17,7 @@ from mcp.client.streamable_http import streamable_http_client
 from mcp.shared._httpx_utils import create_mcp_http_client
 from mcp.shared.exceptions import MCPError
 
-from body_drivers.mcp_server import MCP_PATH, PLAY_TOOL, SPEC_URI, serve, start
+from edge.services.mcp_server import MCP_PATH, PLAY_TOOL, SPEC_URI, serve, start
 from body_drivers.node import BodyNode
 from body_drivers.sim import SimBody, SimConfig
 from body_drivers.timeline import Timeline

@@ -115,7 +115,7 @@ def test_two_bodies_with_one_id_are_told_to_use_node_id(broker):
     ("camera", "edge.perception.camera_node", "run_camera", ["--source", "0"]),
     ("mic", "edge.perception.mic_node", "run_mic", ["--source", "hello.wav"]),
     ("gateway", "edge.services.gateway", "serve", []),
-    ("mcp", "body_drivers.mcp_server", "serve", []),
+    ("mcp", "edge.services.mcp_server", "serve", []),
 ])
 def test_node_id_reaches_each_node(monkeypatch, node, module, function, extra):
     import importlib

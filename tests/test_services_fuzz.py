@@ -17,7 +17,7 @@ import pytest
 from websockets.exceptions import ConnectionClosed
 from websockets.sync.client import connect as ws_connect
 
-from body_drivers.mcp_server import MCP_PATH, start as start_mcp
+from edge.services.mcp_server import MCP_PATH, start as start_mcp
 from edge.bus import Bus
 from edge.config import DEFAULT_COMPANION
 from edge.paths import COMPANIONS_DIR

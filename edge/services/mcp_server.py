@@ -38,7 +38,7 @@ from mcp.shared.exceptions import MCPError
 
 from edge.broker import BrokerAddress
 from edge.bus import Bus
-from edge.config import DEFAULT_COMPANION
+from edge.paths import DEFAULT_COMPANION
 from edge.log import get_logger
 from edge.protocol import codec
 from edge.protocol.action_codes import ActionCode
