@@ -117,8 +117,8 @@ def test_a_cut_off_decision_is_an_error_segment_not_a_call(provider):
 
 def test_a_grammar_llama_cpp_ignores_falls_back_to_response_format(provider, monkeypatch):
     """llguidance only logs a schema it cannot compile and decodes unconstrained; we notice."""
-    def with_unknown_format(tools):
-        schema = decision_schema(tools)
+    def with_unknown_format(tools, allow_none=True):
+        schema = decision_schema(tools, allow_none=allow_none)
         schema["anyOf"][0]["properties"]["params"]["properties"]["text"]["format"] = "no-such-format"
         return schema
     monkeypatch.setattr(embedded, "decision_schema", with_unknown_format)

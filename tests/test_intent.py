@@ -107,7 +107,9 @@ def test_the_model_is_offered_what_the_sentence_asks_for(pochi):
     offered, _, _ = _decide(pochi, "Stop barking, Pochi.")
     assert {t.name for t in offered} == {"speak"}             # words or nothing, no motion
     offered, _, _ = _decide(pochi, "What did you have for breakfast?")
-    assert "speak" in {t.name for t in offered}                # talk: every action, speech too
+    names = {t.name for t in offered}
+    assert "speak" in names and "wag" in names                 # talk: words or an expression ...
+    assert not names & {"look", "move"}                        # ... never a turn or a walk nobody asked for
 
 
 def test_the_words_a_files_templates_start_with():
@@ -122,3 +124,21 @@ def test_the_words_a_files_templates_start_with():
     assert {"見て", "みて", "向いて"} <= ja["look"] and "ちょっと" not in ja["move"] and "動いて" in ja["move"]
     asked = variants(pip)["look"]
     assert any("turn" in s for s in asked) and any("right" in s for s in asked) and len(asked) == len(set(asked))
+
+
+def test_a_person_who_speaks_gets_a_reply_and_the_prompt_stays_the_same(pochi):
+    """Every spoken turn requires an answer ("none" is no reply), and the prompt describes all
+    the companion's actions whatever the offer, so llama.cpp's cache of it stays valid."""
+    provider = ScriptedProvider([{"none": True}], loop=True)
+    body = _Body()
+    brain = CompanionBrain(pochi, provider, body, BrainConfig(memory_messages=0, warm=False))
+    body.brain = brain
+    try:
+        for said in ("What did you have for breakfast?", "Pochi, gimme a paw, buddy"):
+            brain.handle(Perception(title="input", body=said))
+    finally:
+        brain.stop(timeout=1)
+    talk, command = provider.calls[0][1], provider.calls[1][1]
+    assert talk.answer and command.answer
+    assert [t.name for t in talk.described] == [t.name for t in command.described] == [a.title for a in pochi.actions]
+    assert [t.name for t in command.tools] == ["give_paw"]

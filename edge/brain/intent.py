@@ -27,7 +27,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from edge.brain.slots import asks_to_go, takes_distance
+from edge.brain.slots import asks_to_go, points_somewhere, takes_distance
 from edge.brain.small_talk import TALK
 from edge.brain.prompt import EXAMPLES_KEY
 from edge.protocol.companion import Companion
@@ -134,13 +134,18 @@ class CommandSense:
         return self.read(text).wanted
 
     def offer(self, text: str, tools: list[Tool]) -> tuple[list[Tool], bool]:
-        """What a person said -> the actions to offer the model, and whether to lean to words."""
+        """What a person said -> the actions to offer the model, and whether to lean to words:
+        a command offers what it asks for; talk offers words and expressions, no motions."""
         reading = self.read(text)
         if reading.says_no:
             words = [t for t in tools if t.name in SPEECH_ACTIONS]
             return (words or tools), True
         narrowed = [t for t in tools if t.name in reading.wanted]
-        return (narrowed, False) if narrowed else (tools, True)
+        if narrowed:
+            return narrowed, False
+        # Talk is answered in words or an expression (a wag, a nod), never by turning or going
+        # somewhere nobody named: the 0.5B model answered "Good night!" and "thanks" with a look.
+        return ([t for t in tools if not points_somewhere(t)] or tools), True
 
 
 def _vocative(companion: Companion) -> re.Pattern[str]:

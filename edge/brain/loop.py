@@ -137,7 +137,8 @@ class CompanionBrain:
         self.observer("warming", {"provider": name})
         started = time.monotonic()
         try:
-            warmed = warm(self.provider, self._turns.context(tools[:self.config.max_tools], self.system_text(title)))
+            shown = tools[:self.config.max_tools]
+            warmed = warm(self.provider, self._turns.context(shown, self.system_text(title), described=shown))
         except ProviderError as exc:
             log.warning("brain.warm_failed", companion=self.companion.name, code=exc.code, reason=exc.message)
             self.observer("warm_failed", {"provider": name, "error": exc.to_json()})
@@ -306,6 +307,7 @@ class CompanionBrain:
         others = [p for p in self._peer_ids() if p != self.companion.id]
         if others:  # with other companions around, the model may also talk to them
             tools.append(messaging_tool(others))
+        described = list(tools)   # the prompt describes these every turn; the offer below may narrow
         tools = prompt.ground_tools(tools, perception)
         system = self.system_text(perception.title)
         # Words from a person lean towards words, unless by meaning they ask for an action; when
@@ -319,7 +321,8 @@ class CompanionBrain:
                 if done is not None:
                     return done
         heard = perception.body_text() if perception.format == "text" else None
-        return self._turns.run(prompt.user_text(perception), tools, perception.id, system, spoken_to, heard).results
+        return self._turns.run(prompt.user_text(perception), tools, perception.id, system, spoken_to, heard,
+                               described).results
 
     def handle_message(self, message: CompanionMessage) -> list[ActionResult]:
         """A message from another companion: a turn whose tools include replying to it."""

@@ -185,6 +185,17 @@ def _enum_choice(spec: dict[str, Any], text: str, said: set[str]) -> Any:
     return hits[0] if len(hits) == 1 else None
 
 
+_DIRECTIONS = frozenset(("left", "right", "up", "down", "forward", "back"))
+
+
+def points_somewhere(tool: Tool) -> bool:
+    """Whether the action turns or goes towards a place (a parameter with described directions:
+    look, move), as opposed to an expression (wag, nod, bark) or words."""
+    props = tool.parameters.get("properties") if isinstance(tool.parameters, dict) else None
+    return any(isinstance(spec, dict) and any(a.concept in _DIRECTIONS for a in anchors(str(spec.get("description", ""))))
+               for spec in (props or {}).values())
+
+
 def takes_distance(tool: Tool) -> bool:
     """Whether the action goes somewhere by a distance: a parameter whose ends are signs only
     ("back (-) or forward (+)"), sized by the metres a sentence names. "50 cm to the left" asks

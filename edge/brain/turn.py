@@ -61,17 +61,19 @@ class TurnRunner:
     def close(self) -> None:
         self._calls.shutdown(wait=False, cancel_futures=True)
 
-    def context(self, tools: list[Tool], system: str, spoken_to: bool = False) -> ProviderContext:
+    def context(self, tools: list[Tool], system: str, spoken_to: bool = False, answer: bool = False,
+                described: list[Tool] | None = None) -> ProviderContext:
         """Everything a decision call carries besides the prompt; the warm-up sends the same, so
         the provider's prompt cache holds what every real call starts with."""
         b, cfg = self.brain, self.brain.config
         budget = cfg.max_tokens or (decision_budget(tools) if tools else None)
         history = [*prompt.example_turns(b.companion), *b.memory.window()]
         return ProviderContext(tools=tools, system=system, history=history, max_tokens=budget,
-                               temperature=cfg.temperature, timeout_s=cfg.call_timeout_s, spoken_to=spoken_to)
+                               temperature=cfg.temperature, timeout_s=cfg.call_timeout_s, spoken_to=spoken_to,
+                               answer=answer, described=described)
 
     def run(self, user_text: str, tools: list[Tool], source_id: str, system: str,
-            spoken_to: bool = False, heard: str | None = None) -> TurnOutcome:
+            spoken_to: bool = False, heard: str | None = None, described: list[Tool] | None = None) -> TurnOutcome:
         """``heard``: what a person said, when the turn answers them (a reply that only repeats
         it is turned back, echo.py)."""
         b, cfg = self.brain, self.brain.config
@@ -81,7 +83,7 @@ class TurnRunner:
         for round_no in range(cfg.max_corrections + 1):
             outcome.rounds = round_no + 1
             b.set_state(BrainState.ASSEMBLING_CONTEXT)
-            context = self.context(tools, system, spoken_to)
+            context = self.context(tools, system, spoken_to, answer=heard is not None, described=described)
             b.set_state(BrainState.AWAITING_LLM)
             try:
                 response, latency = self._call(text, context)

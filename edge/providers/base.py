@@ -113,6 +113,10 @@ class ProviderContext:
     structured: bool | None = None   # True: decide through a JSON-Schema-constrained reply instead of native tools
     cancel: threading.Event | None = None  # set it to abandon the call (E4002)
     spoken_to: bool = False          # a person is talking to the companion: lean towards answering in words
+    answer: bool = False             # a person said something: reply with an action or words, not "none"
+    # The actions the prompt describes, when more than ``tools`` (which the reply may use): the
+    # same text every turn keeps llama.cpp's prompt cache valid while the offer narrows.
+    described: list[Tool] | None = None
 
 
 class ProviderError(Exception):

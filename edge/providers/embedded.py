@@ -150,7 +150,7 @@ class EmbeddedProvider:
                 response = self._text_response(result)
                 mode = "text"
             else:
-                response, result, mode = self._decide(request, tools, context.spoken_to)
+                response, result, mode = self._decide(request, tools, context.spoken_to, context.answer)
             response.metadata.update(self._metadata(result, mode, time.perf_counter() - started,
                                                     response.metadata.get("finish_reason")))
         return response
@@ -161,7 +161,8 @@ class EmbeddedProvider:
         and the KV cache of that shared prefix (the single slot keeps it). The reply is thrown away."""
         started = time.perf_counter()
         self.generate("Hello.", ProviderContext(tools=list(context.tools), system=context.system,
-                                                history=list(context.history), max_tokens=8))
+                                                described=context.described, history=list(context.history),
+                                                max_tokens=8))
         log.info("llm.warmed", model=self.model, seconds=round(time.perf_counter() - started, 3))
         return True
 
@@ -179,8 +180,9 @@ class EmbeddedProvider:
     # -- requests ------------------------------------------------------------------------
 
     def _base_request(self, prompt: str, context: ProviderContext, tools: list) -> dict[str, Any]:
-        speech = speech_of(tools)
-        system = "\n\n".join(s for s in (context.system.strip(), decision_prompt(tools, speech) if tools else "") if s)
+        shown = context.described or tools           # what the prompt describes: constant per companion
+        speech = speech_of(shown)
+        system = "\n\n".join(s for s in (context.system.strip(), decision_prompt(shown, speech) if tools else "") if s)
         messages = [{"role": "system", "content": system}] if system else []
         messages += [_message(m, speech) for m in context.history]
         messages.append({"role": "user", "content": prompt})
@@ -198,10 +200,10 @@ class EmbeddedProvider:
             request["seed"] = self.seed
         return request
 
-    def _decide(self, request: dict[str, Any], tools: list, spoken: bool = False) -> tuple[ProviderResponse, dict, str]:
-        # A person who talks to the companion gets an answer: with speech on offer, "none" is
-        # not a reply to "Good night, Pip!" (the 0.5B model chose it for such lines).
-        answer = spoken and speech_of(tools) is not None
+    def _decide(self, request: dict[str, Any], tools: list, spoken: bool = False,
+                answer: bool = False) -> tuple[ProviderResponse, dict, str]:
+        # A person who talks to the companion gets an answer: "none" is no reply to "Good night,
+        # Pip!" nor to "お辞儀してくれる？" with only the gesture offered (the 0.5B model chose it).
         try:
             schema = decision_schema(tools, allow_none=not answer)
         except ValueError as exc:
