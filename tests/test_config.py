@@ -24,7 +24,7 @@ def test_example_config_loads():
     ("[bodyy]\nsim = true\n", "unknown section [bodyy]"),
     ("[brain]\nqueue_size = 'eight'\n", "brain.queue_size has the wrong type"),
     ("[broker]\naddress = 'localhost:http'\n", "broker.address"),
-    ("[body]\ntts = 'festival'\n", "body.tts must be piper, espeak or none"),
+    ("[body]\ntts = 'festival'\n", "body.tts: must be piper, espeak or none"),
     ("[brain\n", "not valid TOML"),
 ])
 def test_mistakes_are_named(tmp_path, text, words):

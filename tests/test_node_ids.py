@@ -22,9 +22,7 @@ from paho.mqtt.enums import CallbackAPIVersion
 from deploy_harness import Client, StagedBroker, env_value, stage_install
 from edge.broker import BrokerAddress
 from edge.bus import Bus
-from edge.cli import build_parser, main
-from edge.config import Settings
-from edge.nodes import run_node
+from edge.cli import main
 from edge.protocol.payloads import Action
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -121,8 +119,7 @@ def test_node_id_reaches_each_node(monkeypatch, node, module, function, extra):
     import importlib
     given: dict = {}
     monkeypatch.setattr(importlib.import_module(module), function, lambda *a, **kw: given.update(kw) or 0)
-    args = build_parser().parse_args(["run", node, *extra, "--node-id", f"{node}-front"])
-    assert run_node(node, Settings(), args) == 0 and given["node_id"] == f"{node}-front"
+    assert main(["run", node, *extra, "--node-id", f"{node}-front"]) == 0 and given["node_id"] == f"{node}-front"
 
 
 def test_a_bad_node_id_or_one_for_a_brain_is_a_usage_error(capsys):

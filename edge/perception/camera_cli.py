@@ -2,15 +2,16 @@
 
 This module imports nothing heavy at the top: every ``companion`` command builds the parser.
 Each value is checked by argparse, so a bad one stops the command with exit status 2 and a
-sentence naming the option, before any broker or camera is touched. On a device the same
-options go in ``COMPANION_CAMERA_ARGS`` (``/etc/companion/companion.env``).
+sentence naming the option, before any broker or camera is touched. The flags are declared
+once, with their ``[camera]`` keys, in ``edge/config.py``; on a device they go in ``[camera]`` of
+robot.toml or ``COMPANION_CAMERA_ARGS`` (``/etc/companion/companion.env``).
 """
 
 from __future__ import annotations
 
 import argparse
 from dataclasses import replace
-from typing import Any
+from typing import Any, Callable
 
 
 def size_arg(text: str) -> tuple[int, int]:
@@ -25,8 +26,10 @@ def size_arg(text: str) -> tuple[int, int]:
     return size
 
 
-def _bounded(kind: type, low: float, high: float, example: str):
-    def parse(text: str):
+def bounded(kind: type, low: float, high: float, example: str) -> Callable[[str], Any]:
+    """A number from ``low`` to ``high``, or an error naming the range (flags and robot.toml alike)."""
+
+    def parse(text: str) -> Any:
         try:
             value = kind(text)
         except ValueError:
@@ -37,25 +40,9 @@ def _bounded(kind: type, low: float, high: float, example: str):
     return parse
 
 
-def add_camera_options(run: argparse.ArgumentParser) -> None:
-    group = run.add_argument_group("camera")
-    group.add_argument("--size", type=size_arg, metavar="WxH",
-                       help="camera: frame size asked of the device; recordings are resized to it")
-    group.add_argument("--fps", type=_bounded(float, 0.1, 240, "10"),
-                       help="camera: at most this many frames a second reach the detector")
-    group.add_argument("--loop", action="store_true", help="camera: play a video file or folder again at its end")
-    group.add_argument("--conf", type=_bounded(float, 0.01, 1.0, "0.5"),
-                       help="camera: the lowest confidence that counts (YOLO's threshold and the scene policy's; "
-                            "default 0.5; YOLO reports from 0.25)")
-    group.add_argument("--imgsz", type=_bounded(int, 32, 2048, "320"),
-                       help="camera: YOLO input size for .pt and NCNN models, and ONNX exported with dynamic=True "
-                            "(a fixed-size ONNX takes only its own)")
-    group.add_argument("--send-image", action="store_true",
-                       help="camera: publish the frame as a JPEG (format image) with each vision perception")
-
-
-def camera_settings(args: argparse.Namespace) -> dict[str, Any]:
-    """run_camera's keyword arguments from the parsed options (absent options keep the defaults)."""
+def camera_settings(args: Any) -> dict[str, Any]:
+    """run_camera's keyword arguments from the ``[camera]`` section or parsed options (absent ones keep
+    the defaults)."""
     from edge.perception.camera_node import NodeOptions          # OpenCV and numpy: only when a camera runs
     from edge.perception.camera_sources import CaptureConfig
     from edge.perception.scene import PolicyConfig

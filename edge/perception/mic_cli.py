@@ -2,7 +2,8 @@
 
 Nothing heavy is imported here (every ``companion`` command builds the parser); each value
 is checked by argparse, so a bad one stops the command with exit status 2 and a sentence
-naming the option. On a device they go in ``COMPANION_MIC_ARGS`` (``/etc/companion/companion.env``).
+naming the option. The flags are declared once, with their ``[mic]`` keys, in ``edge/config.py``;
+on a device they go in ``[mic]`` of robot.toml or ``COMPANION_MIC_ARGS`` (``/etc/companion/companion.env``).
 """
 
 from __future__ import annotations
@@ -32,18 +33,8 @@ def silence_arg(text: str) -> float:
     return value
 
 
-def add_mic_options(run: argparse.ArgumentParser) -> None:
-    group = run.add_argument_group("mic")
-    group.add_argument("--vad", type=vad_arg, metavar="SPEC",
-                       help="mic: voice activity detector: auto (default: silero, else energy) | silero[:THRESHOLD] | "
-                            "energy[:DB] | webrtc[:MODE]")
-    group.add_argument("--end-silence", type=silence_arg, metavar="S",
-                       help="mic: seconds of silence that end a turn (default 0.3; longer keeps slow talkers' "
-                            "pauses inside one utterance)")
-
-
-def mic_settings(args: argparse.Namespace) -> dict[str, Any]:
-    """run_mic's keyword arguments from the parsed options (absent options keep the defaults)."""
+def mic_settings(args: Any) -> dict[str, Any]:
+    """run_mic's keyword arguments from the ``[mic]`` section or parsed options (absent ones keep the defaults)."""
     settings: dict[str, Any] = {"recognizer": getattr(args, "stt", None) or None,
                                 "vad": getattr(args, "vad", None), "quiet": bool(getattr(args, "quiet", False))}
     if getattr(args, "end_silence", None) is not None:
