@@ -70,6 +70,9 @@ class Stack:
             raise ValueError(f"unknown node kind {unknown[0]!r} (known: {', '.join(ORDER)})")
         started = time.monotonic()
         self.companions = load_companions(s)
+        if "brain" in kinds and self.provider is None:  # the model loads first, before piper and the rest
+            from edge.providers.factory import make_provider
+            self.provider = make_provider(s.provider)
         try:
             if self.start_broker:
                 self.broker = ensure_broker(s.broker)
@@ -113,9 +116,6 @@ class Stack:
         from edge.brain.loop import BrainConfig, CompanionBrain
 
         s = self.settings
-        if self.provider is None:
-            from edge.providers.factory import make_provider
-            self.provider = make_provider(s.provider)
         config = BrainConfig(queue_size=s.queue_size, result_timeout_s=s.result_timeout_s,
                              memory_messages=default_memory(s.provider))
         peers = make_peers(s, self.companions)
