@@ -28,6 +28,7 @@ log = get_logger(__name__)
 
 
 ORDER = ("body", "brain", "registry", "mcp", "gateway", "camera", "mic")   # started in this order, stopped in reverse
+USES_COMPANIONS = {"body", "brain", "gateway", "mic"}
 
 
 def up_kinds(settings: Settings) -> tuple[str, ...]:
@@ -69,7 +70,8 @@ class Stack:
         if unknown:
             raise ValueError(f"unknown node kind {unknown[0]!r} (known: {', '.join(ORDER)})")
         started = time.monotonic()
-        self.companions = load_companions(s)
+        if set(kinds) & USES_COMPANIONS:   # the camera, registry and MCP server read their own (or none)
+            self.companions = load_companions(s)
         if "brain" in kinds and self.provider is None:  # the model loads first, before piper and the rest
             from edge.providers.factory import make_provider
             self.provider = make_provider(s.provider)
