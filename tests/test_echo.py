@@ -27,6 +27,8 @@ def test_the_persons_words_given_back_are_an_echo(reply, heard):
 @pytest.mark.parametrize("reply, heard", [
     ("I live on a desk by the window.", "Where do you live?"),
     ("Yes!", "Yes!"),                                   # too short to tell
+    ("Hello! Nice to meet you.", "Hello! Nice to meet you."),   # a greeting answered in kind
+    ("おはようございます！", "おはようございます！"),
     ("Oh no, I'm here for you. Want to play?", "I'm feeling a bit lonely tonight."),
 ])
 def test_an_answer_is_not_an_echo(reply, heard):

@@ -21,11 +21,18 @@ def _plain(text: str) -> str:
     return " ".join(_WORDS.sub(" ", unicodedata.normalize("NFKC", text).lower()).split())
 
 
+# Greetings, thanks and goodbyes are answered in kind: "Nice to meet you!" back is polite.
+_RITUAL = re.compile(r"^\W*(?:hello|hi|hey|good (?:morning|afternoon|evening|night)|nice to meet you|thank(?:s| you)"
+                     r"|bye|goodbye|see you|welcome|こんにちは|こんばんは|おはよう|おやすみ|はじめまして|よろしく|ありがとう"
+                     r"|さようなら|またね|ただいま|おかえり)", re.IGNORECASE)
+
+
 def echoes(reply: str, heard: str) -> bool:
     """True when ``reply`` is ``heard`` again: the same words, or them with a word or two
-    around ("Woof! ..."), whatever the punctuation and case."""
+    around ("Woof! ..."), whatever the punctuation and case. A greeting, thanks or goodbye
+    answered in the same words is no echo."""
     said, back = _plain(heard), _plain(reply)
-    if len(said) < MIN_CHARS or not back:
+    if len(said) < MIN_CHARS or not back or _RITUAL.match(heard.strip()):
         return False
     if said in back and len(back) - len(said) < max(12, len(said) // 2):
         return True

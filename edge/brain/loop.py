@@ -66,6 +66,7 @@ class BrainConfig:
     max_exchanges: int = 15           # seed rule: messages per conversation
     conversation_idle_s: float = 120.0
     max_tools: int = 12               # above this many actions, tool retrieval picks the most relevant
+    stream_speech: bool = True        # say a reply in words a clause at a time while the model writes on
 
 
 class CompanionBrain:
@@ -364,7 +365,12 @@ class CompanionBrain:
     # -- acting ---------------------------------------------------------------------------
 
     def perform(self, name: str, params: dict[str, Any], source_id: str) -> ActionResult | None:
-        """Publish one action and wait for its result (None after ``result_timeout_s``).
+        """Publish one action and wait for its result (None after ``result_timeout_s``)."""
+        return self.send(name, params, source_id)()
+
+    def send(self, name: str, params: dict[str, Any], source_id: str) -> Callable[[], ActionResult | None]:
+        """Publish one action now; the returned call waits for its result (None after
+        ``result_timeout_s``). A streamed reply's first clause is sent while the model writes on.
 
         While the estop is engaged the action is refused here, as the body would refuse it,
         and never published: a decision that was on its way when the estop came is not carried out."""
@@ -375,18 +381,22 @@ class CompanionBrain:
                                   finished=now, error=ActionError("estop_engaged", "emergency stop is engaged; "
                                                                                    "action not sent"))
             self.observer("result", {"result": result.to_dict()})
-            return result
-        answer = self.action_client.perform(action, self.config.result_timeout_s, on_sent=lambda: self.observer(
+            return lambda: result
+        sent = self.action_client.send(action, on_sent=lambda: self.observer(
             "action", {"perception_id": source_id, "action": action.to_dict()}))
-        if answer is None and self._stop.is_set():
-            return None  # released by stop(): not a missing body
-        if answer is None:
-            log.warning("action.no_result", companion=self.companion.name, action=action.name, id=action.id,
-                        reason=f"no result within {self.config.result_timeout_s:.0f} s; is the body running?")
-            self.observer("result_timeout", {"action": action.to_dict()})
-            return None
-        self.observer("result", {"result": answer.to_dict()})
-        return answer
+
+        def wait() -> ActionResult | None:
+            answer = sent.wait(self.config.result_timeout_s)
+            if answer is None and self._stop.is_set():
+                return None  # released by stop(): not a missing body
+            if answer is None:
+                log.warning("action.no_result", companion=self.companion.name, action=action.name, id=action.id,
+                            reason=f"no result within {self.config.result_timeout_s:.0f} s; is the body running?")
+                self.observer("result_timeout", {"action": action.to_dict()})
+                return None
+            self.observer("result", {"result": answer.to_dict()})
+            return answer
+        return wait
 
     def send_message(self, call: ToolCall, source_id: str) -> ActionResult:
         """The built-in ``send_message`` action: goes out under the seed's rules, never blocks."""

@@ -191,12 +191,14 @@ def _grounded(tool: Tool, points: list[tuple[float, float]]) -> Tool:
     return Tool(name=tool.name, description=tool.description, parameters={**tool.parameters, "properties": narrowed})
 
 
-def correction_text(perception_line: str, rejected: str, problems: list[str]) -> str:
+def correction_text(perception_line: str, rejected: str, problems: list[str], answer: bool = False) -> str:
     """What the model reads after a rejected decision: the perception again, its own reply, and
     why it was rejected. With no conversation memory (the default for small models) this is all
-    it knows, so without the perception it could only repeat itself."""
+    it knows, so without the perception it could only repeat itself. When a person spoke
+    (``answer``), "none" is no way out: the model is asked to answer them."""
     listed = "; ".join(problems)
     cut = any(p.startswith("reply cut off") or "cut off" in p for p in problems)
     advice = "Decide again with a shorter reply" if cut else "Decide again with valid parameters"
+    way_out = "or answer them in a few words of your own" if answer else "or choose none"
     return (f"{perception_line}\nYour reply {rejected} was rejected: {listed}. "
-            f"{advice}, or choose none.")
+            f"{advice}, {way_out}.")

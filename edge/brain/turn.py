@@ -12,6 +12,7 @@ with a log line instead of spending rounds on a model that repeats itself.
 from __future__ import annotations
 
 import json
+import re
 import time
 from concurrent.futures import ThreadPoolExecutor, TimeoutError as FutureTimeout
 from dataclasses import dataclass, field
@@ -21,12 +22,13 @@ from jsonschema import Draft202012Validator
 
 from edge.brain import prompt
 from edge.brain.echo import echo_problem, echoes
+from edge.brain.spoken_stream import SpokenStream
 from edge.brain.state import BrainState
 from edge.log import get_logger
 from edge.protocol.companion import validate_params
 from edge.protocol.payloads import ActionError, ActionResult
 from edge.providers.base import ProviderContext, ProviderError, ProviderResponse, Tool, ToolCall
-from edge.providers.decision import SPEECH_ACTIONS, decision_budget
+from edge.providers.decision import SPEECH_ACTIONS, decision_budget, speech_of
 
 if TYPE_CHECKING:
     from edge.brain.loop import CompanionBrain
@@ -34,6 +36,8 @@ if TYPE_CHECKING:
 log = get_logger(__name__)
 
 SEND_MESSAGE = "send_message"
+# "none: do nothing" written as words when the grammar left no "none" (a person spoke)
+_NONE_WORDS = re.compile(r"\s*none\b\s*(?:[:(.-]|$)", re.IGNORECASE)
 
 
 @dataclass
@@ -84,6 +88,9 @@ class TurnRunner:
             outcome.rounds = round_no + 1
             b.set_state(BrainState.ASSEMBLING_CONTEXT)
             context = self.context(tools, system, spoken_to, answer=heard is not None, described=described)
+            speech = speech_of(tools) if heard else None
+            stream = SpokenStream(b, source_id, speech, heard) if speech and heard and cfg.stream_speech else None
+            context.on_words = stream.say if stream else None
             b.set_state(BrainState.AWAITING_LLM)
             try:
                 response, latency = self._call(text, context)
@@ -91,6 +98,7 @@ class TurnRunner:
                 log.warning("provider.failed", companion=b.companion.name, source=source_id, code=exc.code,
                             reason=exc.message)
                 b.observer("provider_error", {"perception_id": source_id, "error": exc.to_json()})
+                outcome.results.extend(_early(stream))
                 outcome.stopped = "provider_error"
                 return outcome
             problems = self._problems(response, tools, heard)
@@ -100,22 +108,26 @@ class TurnRunner:
             b.memory.add("user", text)
             b.memory.add("assistant", _summary(response))
             if problems:
+                outcome.results.extend(_early(stream))   # said before the reply was complete
                 log.info("decision.rejected", companion=b.companion.name, source=source_id, attempt=round_no,
                          problems=problems)
                 if _seen(seen_failures, problems):
                     return self._stop(outcome, "repeated_failure", source_id, problems)
-                text = prompt.correction_text(user_text, _rejected(response), problems)
+                text = prompt.correction_text(user_text, _rejected(response), problems, answer=heard is not None)
                 continue
-            if not response.tool_calls:
+            said = [ToolCall(speech.action, {speech.param: clause}) for clause in stream.said] if stream and speech else []
+            rest = stream.rest(response) if stream else response
+            if not rest.tool_calls and not said:
                 outcome.stopped = "no_action"
                 return outcome
             b.set_state(BrainState.EXECUTING_ACTIONS)
-            results = [self._execute(call, source_id) for call in response.tool_calls]
+            early = stream.results() if stream else []     # the body plays in order: theirs come first
+            results = [*early, *(self._execute(call, source_id) for call in rest.tool_calls)]
             outcome.results.extend(r for r in results if r is not None)
             failures = [r for r in results if r is None or not r.ok]
             if not failures:
                 return outcome
-            observation = observation_text(response.tool_calls, results)
+            observation = observation_text([*said, *rest.tool_calls], results)
             if _seen(seen_failures, [observation]):
                 return self._stop(outcome, "repeated_failure", source_id, [observation])
             text = observation
@@ -157,6 +169,9 @@ class TurnRunner:
             if heard and isinstance(message, str) and echoes(message, heard):
                 problems.append(echo_problem(call.name))
                 continue
+            if heard and isinstance(message, str) and _NONE_WORDS.match(message):
+                problems.append(f"{call.name} /message: says 'none' aloud; answer the person in your own words")
+                continue
             if call.name == SEND_MESSAGE and SEND_MESSAGE in offered:
                 errors = Draft202012Validator(offered[SEND_MESSAGE].parameters).iter_errors(call.args)
                 problems.extend(f"{call.name} /{'/'.join(map(str, e.absolute_path))}: {e.message}" for e in errors)
@@ -175,6 +190,11 @@ class TurnRunner:
             return b.send_message(call, source_id)
         b.set_state(BrainState.AWAITING_RESULTS)
         return b.perform(call.name, call.args, source_id)
+
+
+def _early(stream: SpokenStream | None) -> list[ActionResult]:
+    """The results of the clauses said early, if any."""
+    return [r for r in (stream.results() if stream else []) if r is not None]
 
 
 def _check_cancel(context: ProviderContext) -> None:

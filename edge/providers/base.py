@@ -11,7 +11,7 @@ from __future__ import annotations
 import threading
 import uuid
 from dataclasses import asdict, dataclass, field
-from typing import Any, Literal, Protocol, runtime_checkable
+from typing import Any, Callable, Literal, Protocol, runtime_checkable
 
 SegmentType = Literal["text", "image", "audio", "video", "ui", "tool_call", "error"]
 FinishReason = Literal["end_turn", "max_tokens", "tool_use", "stop_sequence", "content_filter", "error"]
@@ -117,6 +117,9 @@ class ProviderContext:
     # The actions the prompt describes, when more than ``tools`` (which the reply may use): the
     # same text every turn keeps llama.cpp's prompt cache valid while the offer narrows.
     described: list[Tool] | None = None
+    # Called with each clause of a reply in words while the model still writes the rest (a
+    # provider that cannot stream never calls it; the full reply comes back as usual).
+    on_words: Callable[[str], None] | None = None
 
 
 class ProviderError(Exception):

@@ -32,12 +32,13 @@ import secrets
 import threading
 import time
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 from edge.log import get_logger
 from edge.providers import model_files
 from edge.providers.base import (ContentSegment, Message, ProviderContext, ProviderError,
                                  ProviderResponse)
+from edge.providers.clauses import Clauses
 from edge.providers.decision import (as_words, decision_prompt, decision_schema, parse_reply, speech_grammar,
                                      speech_of)
 
@@ -150,7 +151,8 @@ class EmbeddedProvider:
                 response = self._text_response(result)
                 mode = "text"
             else:
-                response, result, mode = self._decide(request, tools, context.spoken_to, context.answer)
+                response, result, mode = self._decide(request, tools, context.spoken_to, context.answer,
+                                                      context.on_words)
             response.metadata.update(self._metadata(result, mode, time.perf_counter() - started,
                                                     response.metadata.get("finish_reason")))
         return response
@@ -200,8 +202,8 @@ class EmbeddedProvider:
             request["seed"] = self.seed
         return request
 
-    def _decide(self, request: dict[str, Any], tools: list, spoken: bool = False,
-                answer: bool = False) -> tuple[ProviderResponse, dict, str]:
+    def _decide(self, request: dict[str, Any], tools: list, spoken: bool = False, answer: bool = False,
+                on_words: Callable[[str], None] | None = None) -> tuple[ProviderResponse, dict, str]:
         # A person who talks to the companion gets an answer: "none" is no reply to "Good night,
         # Pip!" nor to "お辞儀してくれる？" with only the gesture offered (the 0.5B model chose it).
         try:
@@ -216,7 +218,8 @@ class EmbeddedProvider:
             speech = speech_of(tools)
             if speech is not None and spoken:
                 request = {**request, "logit_bias": [[t, WORDS_BIAS] for t in _JSON_OPENERS]}
-            result = self._complete({**request, "grammar": speech_grammar(schema, speech, _COMPACT_JSON)})
+            grammar = {**request, "grammar": speech_grammar(schema, speech, _COMPACT_JSON)}
+            result = self._stream(grammar, on_words, speech) if speech is not None and on_words else self._complete(grammar)
             response = self._decision_response(result, tools, speech)
             if not response.errors or _finish(result) == "length":
                 return response, result, "grammar"
@@ -246,6 +249,57 @@ class EmbeddedProvider:
         if not result.get("choices"):
             raise ProviderError("E9999", f"llama.cpp returned no choices: {json.dumps(result)[:300]}")
         return result
+
+    def _stream(self, request: dict[str, Any], on_words: Callable[[str], None], speech: Any) -> dict[str, Any]:
+        """``_complete`` with the reply streamed: words go to ``on_words`` a clause at a time
+        (clauses.py) while the model writes on; the whole reply comes back as ``_complete``'s."""
+        server = self._server
+        if server is None:
+            raise ProviderError("E1001", f"{self.name} is closed")
+        parts: list[str] = []
+        last: dict[str, Any] = {}
+        errors: list[Any] = []
+
+        def said(clause: str) -> None:
+            try:
+                on_words(clause)
+            except Exception as exc:  # noqa: BLE001 - the listener's fault must not end the reply
+                log.warning("llm.on_words_failed", error=repr(exc))
+                clauses.stop()
+
+        clauses = Clauses(said, (speech.action, speech.param))
+
+        def chunk(data: Any) -> None:
+            try:
+                item = json.loads(data) if isinstance(data, (str, bytes)) else data
+                if not isinstance(item, dict):
+                    return
+                if "error" in item:
+                    errors.append(item["error"])
+                for choice in item.get("choices") or []:
+                    delta = (choice.get("delta") or {}).get("content")
+                    if delta:
+                        parts.append(delta)
+                        clauses.feed(delta)
+                    if choice.get("finish_reason"):
+                        last["finish_reason"] = choice["finish_reason"]
+                for key in ("usage", "timings"):
+                    if item.get(key):
+                        last[key] = item[key]
+            except Exception as exc:  # noqa: BLE001 - called from llama.cpp's thread: never raise there
+                errors.append({"message": f"bad stream chunk: {exc!r}"})
+
+        try:
+            server.handle_chat_completions({**request, "stream": True}, chunk)
+        except ValueError as exc:
+            raise ProviderError("E1001", f"llama.cpp rejected the request: {exc}") from None
+        except Exception as exc:
+            raise ProviderError("E9999", f"llama.cpp failed: {exc!r}") from None
+        if errors:
+            raise _error(errors[0])
+        return {"choices": [{"message": {"role": "assistant", "content": "".join(parts)},
+                             "finish_reason": last.get("finish_reason") or "stop"}],
+                "usage": last.get("usage") or {}, "timings": last.get("timings") or {}}
 
     # -- replies -------------------------------------------------------------------------
 

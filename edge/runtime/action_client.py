@@ -60,15 +60,20 @@ class ActionClient:
                 on_sent: Callable[[], None] | None = None) -> ActionResult | None:
         """Publish ``action`` and block until its result, or None after ``timeout`` seconds.
         ``on_sent`` runs right after the publish (the brain tells its observer there)."""
+        return self.send(action, on_sent).wait(timeout)
+
+    def send(self, action: Action, on_sent: Callable[[], None] | None = None) -> "Sent":
+        """Publish ``action`` now and wait for its result later (``Sent.wait``): the brain says a
+        reply's first clause while the model is still writing the next."""
         waiter = self._register(action, _Waiter())
         try:
             self.transport.publish(action)
             if on_sent is not None:
                 on_sent()
-            waiter.done.wait(timeout)
-            return waiter.result
-        finally:
-            self._forget(action)
+        except BaseException:
+            self._forget(action)   # nobody will wait for it: keep nothing
+            raise
+        return Sent(self, action, waiter)
 
     async def perform_async(self, action: Action, timeout: float) -> ActionResult | None:
         """``perform`` for asyncio callers: the event loop is never blocked while waiting."""
@@ -125,3 +130,18 @@ class ActionClient:
 def _settle(future: asyncio.Future[ActionResult | None], result: ActionResult | None) -> None:
     if not future.done():
         future.set_result(result)
+
+
+class Sent:
+    """An action published and not yet waited for."""
+
+    def __init__(self, client: ActionClient, action: Action, waiter: _Waiter):
+        self.client, self.action, self._waiter = client, action, waiter
+
+    def wait(self, timeout: float) -> ActionResult | None:
+        """Its result, or None after ``timeout`` seconds; the wait is forgotten either way."""
+        try:
+            self._waiter.done.wait(timeout)
+            return self._waiter.result
+        finally:
+            self.client._forget(self.action)

@@ -40,18 +40,20 @@ def test_text_perception_to_spoken_reply(broker, speaker_env, tmp_path):
     assert order.index("warmed") < order.index("perception")    # the model was warm before the first input
     events = [e for e in events if e["event"] not in ("state", "warming", "warmed")]
     kinds = [e["event"] for e in events]
-    assert kinds[:4] == ["perception", "decision", "action", "result"], kinds
+    # the decision, and the speak it carries; with streamed speech the first clause's speak may
+    # go out while the model still writes (docs/protocol.md "Streamed speech"), before the decision
+    assert kinds[0] == "perception" and {"action", "decision", "result"} <= set(kinds), kinds
     assert events[0]["perception"]["id"] == perception["id"]
-    decision = events[1]
+    decision = next(e for e in events if e["event"] == "decision")
     assert decision["problems"] == [] and decision["response"]["segments"][0]["type"] == "tool_call"
-    action = events[2]["action"]
+    action = next(e for e in events if e["event"] == "action")["action"]
     assert action["name"] == "speak" and 2 <= len(action["params"]["message"]) <= 80
     result = json.loads(result_line)["result"]
     assert result["ok"] and result["id"] == action["id"] and result["finished"] > result["started"]
 
     # the reply was really spoken: a WAV of plausible length, with speech-level energy in it
     recordings = _recordings(wav)
-    assert len(recordings) == 1
+    assert len(recordings) >= 1            # a reply of two sentences is two speaks
     samples, rate = read_wav(recordings[0])
     seconds = samples.size / rate
     assert rate == 22050 and 0.3 < seconds < 15

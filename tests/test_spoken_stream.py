@@ -1,0 +1,119 @@
+"""A reply in words is said a clause at a time while the model still writes the rest."""
+
+from __future__ import annotations
+
+import threading
+from pathlib import Path
+
+import pytest
+
+from edge.brain.loop import BrainConfig, CompanionBrain
+from edge.protocol.companion import load_companion
+from edge.protocol.payloads import Action, ActionResult, Perception
+from edge.providers.base import ContentSegment, ProviderContext, ProviderResponse, ToolCall
+from edge.providers.clauses import Clauses
+
+COMPANIONS = Path(__file__).resolve().parents[1] / "companions"
+
+
+def _clauses(*deltas: str) -> tuple[list[str], str]:
+    out: list[str] = []
+    c = Clauses(out.append)
+    for d in deltas:
+        c.feed(d)
+    return out, c.rest
+
+
+def test_clauses_end_at_sentences_and_long_enough_commas():
+    assert _clauses("Oh", " no, that", " sounds hard.", " I am here", " for you! Want 3.5", " hugs?") == \
+        (["Oh no, that sounds hard.", "I am here for you!"], "Want 3.5 hugs?")   # no split inside 3.5
+    assert _clauses("I watched the birds by", " the window, and then", " I napped") == \
+        (["I watched the birds by the window,"], "and then I napped")
+    assert _clauses("うん", "、元気", "いっぱいだよ！", "また", "ね") == (["うん、元気いっぱいだよ！"], "またね")
+    assert _clauses('{"action":"look",', ' "params": {}}. Then.') == ([], '{"action":"look", "params": {}}. Then.')
+
+
+def test_words_written_as_a_json_speech_decision_stream_too():
+    out: list[str] = []
+    c = Clauses(out.append, ("speak", "message"))
+    for delta in ('{"act', 'ion":"speak","params":{"message":"Hi the', 're, friend. I am Pip.', ' A \\"caf\\u00e9', '"}}'):
+        c.feed(delta)
+    assert out == ["Hi there, friend.", "I am Pip."] and c.rest == 'A "café'
+
+
+class _Body:
+    """Answers every action ok at once; records them; ``first`` is set by the first action."""
+    def __init__(self):
+        self.brain, self.actions, self.first = None, [], threading.Event()
+
+    def publish(self, payload, retain=None):
+        if isinstance(payload, Action):
+            self.actions.append(payload)
+            self.first.set()
+            self.brain._on_result(ActionResult(id=payload.id, name=payload.name, ok=True, sender="t", started=0.0,
+                                               finished=0.0))
+
+    def subscribe(self, *args, **kwargs):
+        pass
+
+
+class _Streaming:
+    """Writes ``reply`` in pieces; after the first sentence it waits until the body got it, which
+    can only happen if the brain said it before the reply was complete."""
+    name = "streaming-test"
+
+    def __init__(self, reply: str, body: _Body):
+        self.reply, self.body, self.early = reply, body, None
+
+    def generate(self, prompt: str, context: ProviderContext) -> ProviderResponse:
+        clauses = Clauses(context.on_words or (lambda text: None))
+        words = self.reply.split(" ")
+        for i, word in enumerate(words):
+            clauses.feed(word + (" " if i < len(words) - 1 else ""))
+            if i == 3:
+                self.early = self.body.first.wait(5)
+        call = ToolCall("speak", {"message": self.reply})
+        return ProviderResponse([ContentSegment(type="tool_call", tool_call=call)], {"finish_reason": "tool_use"})
+
+
+def _run(reply: str, heard: str) -> tuple[_Streaming, _Body]:
+    pip = load_companion(COMPANIONS / "pip.json")
+    body = _Body()
+    provider = _Streaming(reply, body)
+    brain = CompanionBrain(pip, provider, body, BrainConfig(memory_messages=0, warm=False))
+    body.brain = brain
+    try:
+        brain.handle(Perception(title="input", body=heard))
+    finally:
+        brain.stop(timeout=1)
+    return provider, body
+
+
+def test_the_first_sentence_is_said_before_the_reply_is_complete():
+    provider, body = _run("I love rain. It makes big puddles to splash in!", "Do you like rainy days?")
+    assert provider.early is True
+    assert [a.params["message"] for a in body.actions] == ["I love rain.", "It makes big puddles to splash in!"]
+
+
+def test_a_clause_that_repeats_the_person_is_never_said_early():
+    provider, body = _run("I had a long day at work. Poor you!", "I had a long day at work.")
+    assert provider.early is False                 # nothing went out while the model wrote
+    assert body.actions == []                      # and the whole reply, an echo, was turned back
+
+
+def test_the_embedded_model_streams_clauses_that_make_up_its_reply():
+    from edge.providers.factory import make_provider
+    from edge.providers.base import Tool
+    try:
+        model = make_provider("embedded:qwen2.5-coder-0.5b-instruct")
+    except Exception as exc:  # noqa: BLE001
+        pytest.skip(f"default model not installed: {exc}")
+    speak = Tool("speak", "Say something out loud.", {"type": "object", "required": ["message"],
+                 "properties": {"message": {"type": "string", "maxLength": 160}}, "additionalProperties": False})
+    got: list[str] = []
+    context = ProviderContext(tools=[speak], system="You are Pip, a cheerful robot. Answer in two short sentences.",
+                              max_tokens=80, temperature=0.2, on_words=got.append, spoken_to=True, answer=True)
+    response = model.generate("input (text): Tell me about your day.", context)
+    message = response.tool_calls[0].args["message"]
+    assert got, message                                    # at least one clause came early
+    assert message.startswith(got[0]) and all(clause in message for clause in got)
