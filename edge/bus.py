@@ -36,7 +36,7 @@ from edge.runtime.transport import InvalidHandler, P, TransportError
 
 log = get_logger(__name__)
 
-# the nodes whose id `companion run KIND --node-id ID` sets (edge/nodes.py); the others' ids follow
+# the nodes whose id `companion run KIND --node-id ID` sets (edge/node_kinds.py); the others' ids follow
 # from what they serve (brain-<companion id>, registry)
 NODE_ID_KINDS = ("body", "camera", "mic", "gateway", "mcp")
 
