@@ -27,11 +27,12 @@ from edge.log import get_logger
 from edge.protocol import codec
 from edge.protocol.codec import CodecError
 from edge.protocol.companion import ActionSpec, Companion, validate_params
-from edge.protocol.payloads import Action, ActionError, ActionResult, Estop, PayloadError
+from edge.protocol.payloads import Action, ActionError, ActionResult, Estop, PayloadError, VoiceActivity
 
 log = get_logger(__name__)
 
 STOP_ACTION = "stop"  # always understood by every body, whether or not a companion file declares it
+SPEECH_ACTIONS = ("speak",)  # what a person talking over the robot cuts (barge-in)
 
 
 class ActionFailure(Exception):
@@ -64,6 +65,8 @@ class BodyNode:
         self._seen: collections.deque[str] = collections.deque(maxlen=512)
         self._seen_lock = threading.Lock()
         self._cancel = threading.Event()
+        self._current: Action | None = None      # the action being carried out
+        self._interrupted: str | None = None     # the speech a person talked over
         self.estop_engaged = False
         self.errors: collections.Counter[str] = collections.Counter()  # survived worker failures, by kind
         self._thread = threading.Thread(target=self._run, name="body", daemon=True)
@@ -71,6 +74,7 @@ class BodyNode:
     def start(self) -> "BodyNode":
         self.bus.subscribe(Action, self._on_action, on_invalid=self._on_invalid_action)
         self.bus.subscribe(Estop, self._on_estop)
+        self.bus.subscribe(VoiceActivity, self._on_voice)
         self._thread.start()
         log.info("body.ready", node=self.bus.node_id, companions=len(self.companions))
         return self
@@ -119,6 +123,33 @@ class BodyNode:
                 self._finish(waiting, started, ActionError(ActionCode.CANCELLED, "dropped by a stop action"))
         self.timeline.record("stop", id=action.id, by=action.sender)
         self._finish(action, started, None)
+
+    def _on_voice(self, voice: VoiceActivity) -> None:
+        """A person talked over the robot (barge-in): the speech playing now is cut, and the speech
+        waiting behind it is dropped; motion goes on. ``over`` names what the microphone knew was
+        playing: a later sentence is not cut by an event about an earlier one."""
+        current = self._current
+        if voice.event != "started" or current is None or current.name not in SPEECH_ACTIONS:
+            return
+        if voice.over and current.id not in voice.over:
+            return
+        self._interrupted = current.id
+        self._cancel.set()
+        kept: list[Action | None] = []
+        while True:
+            try:
+                waiting = self._queue.get_nowait()
+            except queue.Empty:
+                break
+            if waiting is not None and waiting.name in SPEECH_ACTIONS:
+                self._finish(waiting, time.time(), ActionError(ActionCode.INTERRUPTED,
+                                                               "dropped: a person talked over the robot"))
+            else:
+                kept.append(waiting)
+        for item in kept:
+            self._queue.put_nowait(item)
+        self.timeline.record("speech.interrupted", id=current.id, by=voice.sender, onset=voice.onset)
+        log.info("speech.interrupted", id=current.id, by=voice.sender)
 
     def _on_invalid_action(self, topic: str, error: PayloadError, raw: bytes) -> None:
         """Answer a broken action with a failed result when it carries an id we can answer to."""
@@ -186,19 +217,28 @@ class BodyNode:
             self._finish(action, started, ActionError(ActionCode.ESTOP_ENGAGED, "emergency stop is engaged; action refused"))
             return
         self.timeline.record("action.started", id=action.id, name=action.name, params=action.params)
+        self._current = action
         try:
             self.executor.execute(action, self._cancel)
         except ActionFailure as exc:
-            self._finish(action, started, ActionError(exc.code, exc.message))
+            self._finish(action, started, self._talked_over(action) or ActionError(exc.code, exc.message))
             return
         except Exception as exc:  # an executor bug fails this action, not the node
             log.error("action.crashed", name=action.name, id=action.id, error=repr(exc), exc_info=True)
             self._finish(action, started, ActionError(ActionCode.BODY_ERROR, f"{type(exc).__name__}: {exc}"))
             return
+        finally:
+            self._current = None
         if self._cancel.is_set():
-            self._finish(action, started, ActionError(ActionCode.CANCELLED, "stopped before it finished (estop or shutdown)"))
+            self._finish(action, started, self._talked_over(action) or
+                         ActionError(ActionCode.CANCELLED, "stopped before it finished (estop or shutdown)"))
             return
         self._finish(action, started, None)
+
+    def _talked_over(self, action: Action) -> ActionError | None:
+        if self._interrupted != action.id:
+            return None
+        return ActionError(ActionCode.INTERRUPTED, "cut short: a person talked over the robot (barge-in)")
 
     def _finish(self, action: Action, started: float, error: ActionError | None) -> None:
         result = ActionResult(id=action.id, name=action.name, ok=error is None, sender=self.bus.node_id,

@@ -16,7 +16,7 @@ OWNED_ELSEWHERE = ("edge/brain/",)  # the brain's few literals are checked again
 
 # the wire contract: outside tests and MCP hosts compare these strings
 WIRE = {"unknown_action", "unknown_tool", "invalid_params", "invalid_payload", "unsupported", "estop_engaged",
-        "body_busy", "brain_offline", "not_active", "cancelled", "timeout", "servo_fault", "out_of_range",
+        "body_busy", "brain_offline", "not_active", "cancelled", "interrupted", "timeout", "servo_fault", "out_of_range",
         "not_homed", "unknown_joint", "invalid_position", "body_error", "unencodable_result", "no_result",
         "message_refused", "failed"}
 

@@ -273,7 +273,7 @@ def test_what_is_heard_while_the_robot_speaks_is_not_transcribed(broker, listene
     in_order = sorted(node.heard, key=lambda h: h.utterance.start_sample)  # the list is in completion order
     assert [h.dropped for h in in_order] == [None, "self_voice", None]
     assert in_order[1].transcript is None  # dropped before any recognition was spent on it
-    assert node.progress() == {"heard": 3, "published": 2, "self_voice_dropped": 1}
+    assert node.progress() == {"heard": 3, "published": 2, "self_voice_dropped": 1, "barge_in": 0}
 
 
 def test_a_speak_without_result_stops_holding_after_its_expected_time():

@@ -29,18 +29,19 @@ import time
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol, runtime_checkable
 
 from edge.broker import BrokerAddress
 from edge.bus import Bus
 from edge.log import get_logger
 from edge.perception.audio_source import AudioSource, SourceError, open_source
+from edge.perception.barge_in import BargeIn, Onset
 from edge.perception.narration import Narrator, seconds
 from edge.perception.self_voice import SelfVoiceGate
 from edge.perception.stt import Recognizer, RecognizerError, Transcript, choose_recognizer
 from edge.perception.vad import Segmenter, SegmenterConfig, Utterance, choose_vad
 from edge.perception.vad_silero import VadError
-from edge.protocol.payloads import Action, ActionResult, Perception
+from edge.protocol.payloads import Action, ActionResult, Perception, VoiceActivity
 from edge.runtime.node import Node, NodeError
 from edge.runtime.transport import Transport
 
@@ -83,6 +84,12 @@ class _Marks:
     def overlaps(self, start: int, end: int) -> bool:
         return any(a < end and start < b for a, b in self.ranges)
 
+    def cut_from(self, sample: int) -> None:
+        """Nothing from ``sample`` on was the robot after all (a person talked over it)."""
+        kept = [[a, min(b, sample)] for a, b in self.ranges if a < sample]
+        self.ranges.clear()
+        self.ranges.extend(kept)
+
 
 class MicNode:
     """Runs one audio source to its end (or ``stop``), publishing what it recognizes."""
@@ -90,7 +97,7 @@ class MicNode:
     def __init__(self, bus: Transport, source: AudioSource, recognizer: Recognizer,
                  options: MicOptions | None = None, *, gate: SelfVoiceGate | None = None,
                  segmenter: Segmenter | None = None, on_heard: Callable[[Heard], None] | None = None,
-                 on_status: Callable[..., None] | None = None):
+                 on_status: Callable[..., None] | None = None, barge_in: BargeIn | None = None):
         self.bus = bus
         self.source = source
         self.recognizer = recognizer
@@ -99,6 +106,7 @@ class MicNode:
         self.segmenter = segmenter or Segmenter()
         self.on_heard = on_heard
         self.on_status = on_status or (lambda state, **details: None)
+        self.barge_in = barge_in   # its detector must see the segmenter's VAD (BargeIn.wrap)
         self.heard: list[Heard] = []
         self.counts = collections.Counter[str]()
         self._marks = _Marks()
@@ -125,6 +133,8 @@ class MicNode:
                 if self.gate.active():
                     self._marks.add(block.start_sample, block.end_sample)
                 self._segments(self.segmenter.feed(block.samples))
+                if self.barge_in is not None:
+                    self._taken_over(self.barge_in.take())
                 if time.monotonic() >= next_progress:
                     self.on_status(None, **self.progress())
                     next_progress = time.monotonic() + self.options.progress_s
@@ -141,7 +151,15 @@ class MicNode:
 
     def progress(self) -> dict[str, int]:
         return {"heard": self.counts["heard"], "published": self.counts["published"],
-                "self_voice_dropped": self.counts["self_voice"]}
+                "self_voice_dropped": self.counts["self_voice"], "barge_in": self.counts["barge_in"]}
+
+    def _taken_over(self, onset: Onset | None) -> None:
+        """A person talked over the robot: their utterance begins at the onset and is theirs."""
+        if onset is None:
+            return
+        self.counts["barge_in"] += 1
+        self._marks.cut_from(onset.sample - int(self.segmenter.config.pre_roll_s * 16000))
+        self.segmenter.restart_at(onset.sample)
 
     # -- capture thread -------------------------------------------------------------------
 
@@ -231,7 +249,16 @@ def default_node_id(source: str | int | None) -> str:
     return f"mic-{slug or 'default'}"
 
 
-def run_mic(source: str | int | None, broker: BrokerAddress | str = BrokerAddress(), namespace: str | None = None,
+@runtime_checkable
+class SourceLike(Protocol):
+    """An ``AudioSource`` object given to ``run_mic`` instead of a spec (benches, tests: a room)."""
+
+    name: str
+
+    def blocks(self, stop: threading.Event) -> Any: ...
+
+
+def run_mic(source: str | int | SourceLike | None, broker: BrokerAddress | str = BrokerAddress(), namespace: str | None = None,
             companion_id: str | None = None, *, companions: Sequence[Any] = (),
             recognizer: str | Recognizer | None = None, phrases: Sequence[str] = (), vad: str | None = None,
             segmenter: SegmenterConfig | None = None, options: MicOptions | None = None, node_id: str | None = None,
@@ -250,10 +277,11 @@ def run_mic(source: str | int | None, broker: BrokerAddress | str = BrokerAddres
     bus (tests: ``edge.runtime.local``).
     """
     options = options or MicOptions(to=companion_id or "all")
-    node_id = node_id or default_node_id(source)
+    label = source.name if isinstance(source, SourceLike) else source
+    node_id = node_id or default_node_id(label)
     say = narrator or Narrator(node_id, quiet=quiet)
     node = Node(transport or Bus(node_id, "mic", broker, namespace=namespace),
-                source=str(source if source not in (None, "") else "default"))
+                source=str(label if label not in (None, "") else "default"))
     gate = SelfVoiceGate()
     node.on(Action, gate.on_action)          # before connecting: speech queued for us still counts
     node.on(ActionResult, gate.on_result)
@@ -276,10 +304,16 @@ def run_mic(source: str | int | None, broker: BrokerAddress | str = BrokerAddres
             node.board.fields["recognizer"] = engine.name
             classifier, note = choose_vad(vad)
             notes += [note] if note else []
-            seg = Segmenter(classifier, segmenter or SegmenterConfig())
+            def talked_over(onset: Onset) -> None:
+                node.transport.publish(VoiceActivity(sender=node.transport.node_id, onset=onset.at, over=onset.over))
+                say.line("voice over the robot's speech: the body is asked to stop talking")
+
+            barge = BargeIn(gate, talked_over)
+            seg = Segmenter(barge.wrap(classifier), segmenter or SegmenterConfig())
             node.board.fields["vad"] = classifier.name
-            audio = open_source(source, speed=speed, duration_s=duration_s, on_status=_both(source_state, say.state),
-                                refresh_devices=refresh_devices)
+            audio = source if isinstance(source, SourceLike) else open_source(
+                source, speed=speed, duration_s=duration_s, on_status=_both(source_state, say.state),
+                refresh_devices=refresh_devices)
         except (RecognizerError, SourceError, VadError, ValueError) as exc:
             raise NodeError(str(exc)) from exc
         if notes:
@@ -289,7 +323,7 @@ def run_mic(source: str | int | None, broker: BrokerAddress | str = BrokerAddres
             say.line(f"note: {note}")
         say.line(start_line(audio.name, engine, seg))
         loop = MicNode(node.transport, audio, engine, options, gate=gate, segmenter=seg,
-                       on_heard=_both(on_heard, heard_printer(say)), on_status=node.status)
+                       on_heard=_both(on_heard, heard_printer(say)), on_status=node.status, barge_in=barge)
         node.status("listening" if audio.name.startswith("wav:") else "opening", **loop.progress())
         loop.run(stop)
         node.status("stopped" if stop.is_set() else "ended", **loop.progress())

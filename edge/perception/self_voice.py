@@ -7,7 +7,8 @@ The body announces nothing special when it speaks; what the bus does carry is th
 taken to be the robot. A result that never comes (a body that crashed) must not deafen
 the node forever, so each hold also expires after a time estimated from the text.
 
-Code that plays audio in the same process can call ``hold``/``release`` directly.
+Code that plays audio in the same process can call ``hold``/``release`` directly. When a
+person talks over the robot (edge/perception/barge_in.py), ``interrupt`` ends the holds at once.
 """
 
 from __future__ import annotations
@@ -47,9 +48,27 @@ class SelfVoiceGate:
 
     def release(self, key: str) -> None:
         with self._lock:
+            if key in self._finished and key not in self._holds:
+                return  # already over (talked over, or a repeated result): no second echo tail
             self._finished.append(key)
             self._holds.pop(key, None)
             self._quiet_from = max(self._quiet_from, self._clock() + self.tail_s)
+
+    def speaking(self) -> list[str]:
+        """The sounds playing now (their keys), tail excluded: what a person could talk over."""
+        now = self._clock()
+        with self._lock:
+            return [key for key, expiry in self._holds.items() if expiry > now]
+
+    def interrupt(self) -> list[str]:
+        """A person talked over the robot (barge-in): its sound is being cut, so what is heard from
+        now on is the person; the holds end at once, without the echo tail. Returns their keys."""
+        with self._lock:
+            keys = list(self._holds)
+            self._finished.extend(keys)
+            self._holds.clear()
+            self._quiet_from = self._clock()
+        return keys
 
     def active(self) -> bool:
         """True while any sound is held, or within ``tail_s`` after the last one ended."""

@@ -251,6 +251,21 @@ class Segmenter:
         self._open = None
         return [done] if done is not None else []
 
+    def restart_at(self, sample: int) -> None:
+        """A new speaker took over at ``sample`` (barge-in): the utterance in progress now begins
+        there, with ``pre_roll_s`` before it; what came earlier (the robot) is forgotten."""
+        current = self._open
+        if current is None:
+            return
+        fs = self.frame_samples
+        begin = max(sample - self._n(self.config.pre_roll_s) * fs, current.start_sample)
+        skip = (begin - current.start_sample) // fs
+        current.frames = current.frames[skip:]
+        current.start_sample += skip * fs
+        current.speech_frames = max((self._pos - sample) // fs, 0)
+        current.silence_run = 0
+        current.last_speech_end = self._pos
+
     def utterances(self, blocks: Iterator[np.ndarray]) -> Iterator[Utterance]:
         """Every utterance in a finite stream of blocks, the last one flushed."""
         for block in blocks:

@@ -32,6 +32,7 @@ class ActionCode(StrEnum):
     NOT_ACTIVE = "not_active"
     # the action started and did not finish
     CANCELLED = "cancelled"
+    INTERRUPTED = "interrupted"
     TIMEOUT = "timeout"
     SERVO_FAULT = "servo_fault"
     OUT_OF_RANGE = "out_of_range"
@@ -89,6 +90,10 @@ CODES: dict[ActionCode, CodeInfo] = {
         "body", "yes",
         "Stopped part-way or dropped from the queue by a `stop` action, an estop or shutdown; motion halts "
         "where it is and speech is cut. Send it again if it is still wanted."),
+    ActionCode.INTERRUPTED: CodeInfo(
+        "body", "no",
+        "A `speak` cut short, or dropped from the queue, because a person started talking over the robot "
+        "(barge-in, a `voice` event from the microphone). Do not repeat it: answer what the person says next."),
     ActionCode.TIMEOUT: CodeInfo(
         "servo body", "later",
         "The joints did not reach their goal in time (blocked, or too slow for `max_speed_dps`); the body "

@@ -35,7 +35,7 @@ LARGE = Limits(max_bytes=8 * 1024 * 1024)
 """Perceptions: an image perception carries a base64 JPEG."""
 
 __all__ = ["ALL_PAYLOADS", "Action", "ActionError", "ActionResult", "CodecError", "CompanionMessage", "Estop",
-           "Payload", "PayloadError", "Perception", "Reply", "Status", "new_id", "now", "wire"]
+           "Payload", "PayloadError", "Perception", "Reply", "VoiceActivity", "Status", "new_id", "now", "wire"]
 
 
 class PayloadError(ValueError):
@@ -358,4 +358,28 @@ class Reply(Payload):
     ts: float = field(default_factory=now)
 
 
-ALL_PAYLOADS: tuple[type[Payload], ...] = (Perception, Action, ActionResult, CompanionMessage, Status, Estop, Reply)
+@dataclass
+class VoiceActivity(Payload):
+    """The microphone heard a person start talking (``event: "started"``) while the robot spoke:
+    the body cuts its speech (barge-in). An extension of the seed's topics, like ``replies``.
+    QoS 0 and never queued for a node that is away: a late one must not cut a later sentence."""
+
+    TOPIC: ClassVar[str] = "voice"
+    QOS: ClassVar[int] = 0
+    SCHEMA: ClassVar[dict[str, Any]] = {
+        "type": "object",
+        "required": ["id", "from", "event", "onset", "ts"],
+        "properties": {"id": _UUID, "from": _NAME, "event": {"enum": ["started"]}, "onset": _TS,
+                       "over": {"type": "array", "items": {"type": "string"}, "maxItems": 16}, "ts": _TS},
+    }
+
+    sender: str = field(metadata=wire("from"))
+    onset: float                  # wall time the voice began (the first frame heard as the person)
+    event: str = "started"
+    over: list[str] | None = None  # the ``speak`` action ids the microphone knew were playing
+    id: str = field(default_factory=new_id)
+    ts: float = field(default_factory=now)
+
+
+ALL_PAYLOADS: tuple[type[Payload], ...] = (Perception, Action, ActionResult, CompanionMessage, Status, Estop, Reply,
+                                           VoiceActivity)

@@ -1,0 +1,219 @@
+"""Barge-in, timed (issue 13, deliverable 4): a person talks over the robot -> its speech stops;
+and the robot's own voice, heard by its microphone, never counts as a person.
+
+A real mosquitto; the body (``BodyNode`` + ``SimBody``) speaking with piper into ALSA's default
+PCM (bench/voice_rig.py's FIFO); the microphone node (``run_mic`` with its defaults) listening to
+a room (tests/room.py) where the blocks the body writes to the device are heard again at
+``--echo-db`` (the speaker's sound at the microphone, after any echo canceller), mixed with a
+recorded person at real time.
+
+1. Trials: the robot is told to say a long sentence; 1.5-3 s into it a person says a short one.
+   Onset = the person's first sample above 1 % of full scale reaching the microphone; silence =
+   the last block the body wrote to the device. Also: onset -> ``voice`` event on the bus, the
+   speak's result code, and whether the person's words were published.
+2. Self-triggers: the robot talks for ``--self-minutes`` with nobody else in the room: ``voice``
+   events and perceptions counted, per hour of its own playback.
+
+Prints p50 / p95 / max onset -> silence, the share within 300 ms, self-triggers per hour, and
+writes bench/results/barge_in.json.
+Usage: python bench/barge_in.py [--trials 20] [--echo-db -20] [--self-minutes 2]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import queue
+import sys
+import tempfile
+import threading
+import time
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+REPO = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(REPO))
+sys.path.insert(0, str(REPO / "tests"))
+
+from voice_rig import AlsaRig, loud_span  # noqa: E402
+
+ROBOT = [   # Pip's speak takes at most 120 characters
+    "I have been watching the garden all morning, and the birds have been busy building a nest by the fence.",
+    "Let me tell you about the time I tried to follow a cat around the house. It did not go well at all.",
+    "The weather looks bright and calm today, so it might be a good afternoon for a walk by the river.",
+    "I can look around, move a little, nod my head and wag my tail, and I am always happy to have a chat.",
+]
+PERSON = ["wait a moment pip", "stop please", "hang on", "excuse me pip", "no that is not right", "pip listen to me"]
+SLOT_S = 7.0
+
+
+def pct(values: list[float], p: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(round(p / 100 * (len(ordered) - 1))))] if ordered else float("nan")
+
+
+def run(args: argparse.Namespace) -> dict[str, Any]:
+    from mic_audio import speech
+    from room import EchoOutput, Room, RoomSource
+
+    from body_drivers.node import BodyNode
+    from body_drivers.sim import SimBody
+    from body_drivers.speech.speaker import Speaker
+    from body_drivers.speech.tts import PiperSynthesizer
+    from edge.broker import LocalBroker
+    from edge.bus import Bus
+    from edge.paths import COMPANIONS_DIR
+    from edge.perception.mic_node import Heard, run_mic
+    from edge.perception.stt import choose_recognizer
+    from edge.protocol.companion import load_companion
+    from edge.protocol.payloads import Action, ActionResult, Perception, VoiceActivity
+
+    rng = np.random.default_rng(args.seed)
+    pip = load_companion(COMPANIONS_DIR / "pip.json")
+    # the person's track: trial i starts at i * SLOT_S; the robot is told to speak then
+    trials_at, parts, onsets, pos = [], [], [], 0
+    for i in range(args.trials):
+        delay = float(rng.uniform(1.5, 3.0))
+        clip = speech(PERSON[i % len(PERSON)])
+        lead = int(delay * 16000)
+        trials_at.append(pos)
+        onsets.append(pos + lead + loud_span(clip)[0])
+        parts += [np.zeros(lead, np.int16), clip, np.zeros(int(SLOT_S * 16000) - lead - len(clip), np.int16)]
+        pos += int(SLOT_S * 16000)
+    self_start = pos
+    parts.append(np.zeros(int((args.self_minutes * 60 + 3) * 16000), np.int16))
+    person = np.concatenate(parts)
+
+    with tempfile.TemporaryDirectory() as tmp:
+        rig = AlsaRig(Path(tmp))
+        rig.hear(np.zeros(16000, np.int16))
+        broker = LocalBroker(data_dir=Path(tmp) / "mq").start()
+        room = Room(echo_db=args.echo_db)
+        body_bus = Bus("body", "body", broker.address)
+        body = BodyNode(body_bus, SimBody(speaker=Speaker(PiperSynthesizer(), EchoOutput(room))), [pip]).start()
+        body_bus.connect()
+        got: queue.Queue[tuple[float, Any]] = queue.Queue()
+        ear = Bus("bench-ear", "bench", broker.address, announce=False)
+        for kind in (ActionResult, VoiceActivity, Perception):
+            ear.subscribe(kind, lambda p: got.put((time.time(), p)))
+        ear.connect()
+        recognizer, _ = choose_recognizer(None, [pip])
+        source = RoomSource(room, person)
+        speaks: list[tuple[float, Action]] = []
+
+        def robot() -> None:
+            source.started.wait(30)
+            for i, at in enumerate(trials_at):
+                time.sleep(max(source.started_at + at / 16000 - time.time(), 0))
+                speaks.append((time.time(), Action(name="speak", params={"message": ROBOT[i % len(ROBOT)]},
+                                                   sender=pip.id)))
+                ear.publish(speaks[-1][1])
+            time.sleep(max(source.started_at + self_start / 16000 - time.time(), 0))
+            end = source.started_at + (self_start / 16000) + args.self_minutes * 60
+            i = 0
+            while time.time() < end - 8:
+                action = Action(name="speak", params={"message": ROBOT[i % len(ROBOT)]}, sender=pip.id)
+                speaks.append((time.time(), action))
+                ear.publish(action)
+                i += 1
+                while not any(isinstance(p, ActionResult) and p.id == action.id for _, p in seen):
+                    time.sleep(0.05)
+
+        seen: list[tuple[float, Any]] = []
+
+        def collect() -> None:
+            while True:
+                seen.append(got.get())
+        threading.Thread(target=collect, daemon=True).start()
+        threading.Thread(target=robot, daemon=True).start()
+        heard: list[Heard] = []
+        print(f"{args.trials} trials + {args.self_minutes} min of the robot alone; echo at {args.echo_db} dB")
+        run_mic(source, broker.address, companions=[pip], recognizer=recognizer, node_id="mic-room",
+                on_heard=heard.append, quiet=not args.verbose)
+        time.sleep(1.0)
+        ear.close()
+        body.stop()
+        body_bus.close()
+        broker.stop()
+        rig.tap.close()
+    return report(args, source, room, trials_at, onsets, self_start, speaks, list(seen))
+
+
+def report(args: argparse.Namespace, source: Any, room: Any, trials_at: list[int], onsets: list[int],
+           self_start: int, speaks: list, seen: list) -> dict[str, Any]:
+    from edge.protocol.payloads import ActionResult, Perception, VoiceActivity
+
+    results = {p.id: p for _, p in seen if isinstance(p, ActionResult)}
+    result_at = {p.id: at for at, p in seen if isinstance(p, ActionResult)}
+    voices = [(at, p) for at, p in seen if isinstance(p, VoiceActivity)]
+    perceptions = [(at, p) for at, p in seen if isinstance(p, Perception)]
+    self_from = source.started_at + self_start / 16000
+    rows = []
+    for i, (at_sample, onset_sample) in enumerate(zip(trials_at, onsets)):
+        start = source.started_at + at_sample / 16000
+        end = start + SLOT_S
+        onset = source.started_at + onset_sample / 16000
+        action = speaks[i][1] if i < len(speaks) else None
+        result = results.get(action.id) if action else None
+        voice = next((at for at, v in voices if start <= at < end), None)
+        last = room.last_write_before(end)
+        said = [p.body for at, p in perceptions if start <= at < end + 1.0]
+        rows.append({"onset_to_silence_s": None if last is None else round(last - onset, 3),
+                     "onset_to_voice_event_s": None if voice is None else round(voice - onset, 3),
+                     "onset_to_result_s": round(result_at[action.id] - onset, 3) if action and action.id in result_at
+                     else None,
+                     "result": None if result is None else (result.error.code if result.error else "ok"),
+                     "heard": said})
+    stopped = [r["onset_to_silence_s"] for r in rows if r["result"] == "interrupted"]
+    closed = [r["onset_to_result_s"] for r in rows if r["result"] == "interrupted"]
+    robot_alone_s = sum(n for at, n in room.writes if at >= self_from) / 22050
+    self_voices = sum(1 for at, _ in voices if at >= self_from)
+    self_perceptions = sum(1 for at, _ in perceptions if at >= self_from)
+    within = sum(1 for s in stopped if s <= 0.3)
+    out = {"trials": len(rows), "interrupted": len(stopped), "echo_db": args.echo_db,
+           "onset_to_silence_s": {"p50": round(pct(stopped, 50), 3), "p95": round(pct(stopped, 95), 3),
+                                  "max": round(max(stopped, default=float("nan")), 3)},
+           "within_300ms": f"{within}/{len(rows)}",
+           "onset_to_interrupted_result_s": {"p50": round(pct(closed, 50), 3), "p95": round(pct(closed, 95), 3)},
+           "onset_to_voice_event_s_p50": round(pct([r["onset_to_voice_event_s"] for r in rows
+                                                    if r["onset_to_voice_event_s"] is not None], 50), 3),
+           "person_heard": sum(1 for r in rows if r["heard"]),
+           "robot_alone_s": round(robot_alone_s, 1), "self_voice_events": self_voices,
+           "self_perceptions": self_perceptions,
+           "self_triggers_per_hour": round((self_voices + self_perceptions) * 3600 / max(robot_alone_s, 1e-9), 1),
+           "rows": rows}
+    for i, r in enumerate(rows):
+        print(f"  trial {i + 1:2}: onset -> voice event {r['onset_to_voice_event_s']} s, -> silence "
+              f"{r['onset_to_silence_s']} s, -> result {r['onset_to_result_s']} s ({r['result']}), heard {r['heard']}")
+    o = out["onset_to_silence_s"]
+    print(f"\nbarge-in onset -> silence: p50 {o['p50']} s, p95 {o['p95']} s, max {o['max']} s; "
+          f"{out['interrupted']}/{len(rows)} interrupted, within 300 ms {out['within_300ms']}; "
+          f"person's words published in {out['person_heard']}/{len(rows)}; onset -> the body's 'interrupted' "
+          f"result (device closed) p50 {out['onset_to_interrupted_result_s']['p50']} s, "
+          f"p95 {out['onset_to_interrupted_result_s']['p95']} s")
+    print(f"robot alone {robot_alone_s:.0f} s of its own playback: {self_voices} voice events, {self_perceptions} "
+          f"perceptions -> {out['self_triggers_per_hour']} self-triggers per hour")
+    return out
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--trials", type=int, default=20)
+    parser.add_argument("--echo-db", type=float, default=-20.0, help="the speaker's sound at the microphone, dB")
+    parser.add_argument("--self-minutes", type=float, default=2.0, help="minutes of the robot talking alone")
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("-v", "--verbose", action="store_true", help="the mic node's lines")
+    args = parser.parse_args()
+    if args.trials < 1 or args.self_minutes < 0:
+        parser.error("--trials must be >= 1 and --self-minutes >= 0")
+    out = run(args)
+    path = REPO / "bench" / "results" / "barge_in.json"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(out, indent=2) + "\n", encoding="utf-8")
+    print(f"wrote {path.relative_to(REPO)}")
+
+
+if __name__ == "__main__":
+    main()
