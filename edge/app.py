@@ -127,7 +127,7 @@ class Stack:
             # the brain registers its handlers when built; connected before the warm-up, what is
             # said meanwhile waits in its inbox; ready (after start) means a quick first decision
             brain = CompanionBrain(companion, self.provider, bus, config, observer, peers=peers)
-            bus.connect()
+            brain.node.start()
             self.brains.append(brain.start())
 
     def _bus(self, node_id: str, kind: str, **status: Any) -> Bus:

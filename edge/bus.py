@@ -195,6 +195,10 @@ class Bus:
         self.guard.status_extra = extra
         self.publish(self._status(state))
 
+    def failed(self, kind: str, topic: str, raw: bytes | bytearray, reason: str, exc_info: bool = False) -> None:
+        """A failure off paho's thread (a node's worker), counted and logged by the same guard."""
+        self.guard.failed(kind, topic, raw, reason, exc_info)
+
     # -- paho callbacks -------------------------------------------------------------------
 
     def _status(self, state: NodeState) -> Status:

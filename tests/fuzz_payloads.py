@@ -217,7 +217,7 @@ class FuzzStack:
             return isinstance(thread, threading.Thread) and thread.is_alive()
         return {"body.paho": paho(self.body_bus), "brain.paho": paho(self.brain_bus),
                 "body.worker": self.node._thread.is_alive(), "safety.monitor": self.monitor._thread.is_alive(),
-                "brain.loop": self.brain._thread.is_alive()}
+                "brain.loop": all(w.is_alive() for w in self.brain._workers)}
 
     def errors(self) -> dict[str, dict[str, int]]:
         return {"body": self.body_bus.errors, "brain": self.brain_bus.errors, "body.worker": dict(self.node.errors)}

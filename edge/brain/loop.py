@@ -33,7 +33,9 @@ from edge.brain.slash import SlashError, SlashHelp, is_slash, parse_slash
 from edge.brain.state import BrainState, allowed
 from edge.brain.turn import TurnRunner, messaging_tool, refused
 from edge.runtime.action_client import ActionClient
+from edge.runtime.node import Node
 from edge.runtime.transport import Transport
+from edge.runtime.worker import Worker, guarded
 from edge.log import get_logger
 from edge.protocol.companion import Companion
 from edge.protocol.dedupe import RecentIds
@@ -89,14 +91,16 @@ class CompanionBrain:
         self._inbox = Inbox(self.config.queue_size, self.config.said_queue_size)
         self._slash: queue.Queue[Perception | None] = queue.Queue(SLASH_QUEUE)
         self._count_lock = threading.Lock()
-        self._stop = threading.Event()
+        # the node runtime (docs/nodes.md): handlers before connecting, worker failures on status/<node>
+        self.node = Node(bus, kind="brain", command="companion run brain", companion=companion.id)
+        self._stop = self.node.stop_event
         self._turns = TurnRunner(self)
         self._views = ViewMemory()
         self._seen_ids = RecentIds()
         self._commands = CommandSense(companion, prompt.offered_tools(companion, "", False))
         self._fast = FastPath(self)   # the file's sentence templates, compiled once
-        self._thread = threading.Thread(target=self._run, name=f"brain-{companion.name}", daemon=True)
-        self._slash_thread = threading.Thread(target=self._run_slash, name=f"slash-{companion.name}", daemon=True)
+        self._workers = (Worker(self.node, f"brain-{companion.name}", self._turn_step, self._stop),
+                         Worker(self.node, f"slash-{companion.name}", self._slash_step, self._stop))
         self.turn_cancel = threading.Event()   # the turn in progress's; set by an engaged estop
         self.estop_engaged = False
         self.warm_s: float | None = None
@@ -106,10 +110,11 @@ class CompanionBrain:
         self.ignored = 0
         # Handlers before the transport connects (docs/nodes.md): what a persistent session queued
         # while the brain was down, and what is said during the warm-up, waits in the inbox.
-        self.bus.subscribe(Estop, self._on_estop)
-        self.bus.subscribe(Perception, self._on_perception)
-        self.action_client = ActionClient(bus)
-        self.bus.subscribe(CompanionMessage, self._on_message)
+        self.node.on(Estop, self._on_estop)
+        self.node.on(Perception, self._on_perception)
+        self.action_client = ActionClient(bus, subscribe=False)
+        self.node.on(ActionResult, self._on_result)
+        self.node.on(CompanionMessage, self._on_message)
 
     # -- wiring ---------------------------------------------------------------------------
 
@@ -118,8 +123,8 @@ class CompanionBrain:
         registered when the brain is built, so its transport may connect before the warm-up.)"""
         if self.config.warm:
             self.warm()
-        self._thread.start()
-        self._slash_thread.start()
+        for worker in self._workers:
+            worker.start()
         log.info("brain.ready", companion=self.companion.id, name=self.companion.name,
                  provider=getattr(self.provider, "name", "?"), warm_s=self.warm_s)
         return self
@@ -158,9 +163,8 @@ class CompanionBrain:
         except queue.Full:
             pass
         self.action_client.release_all()
-        for thread in (self._thread, self._slash_thread):
-            if thread.is_alive():
-                thread.join(timeout)
+        for worker in self._workers:
+            worker.join(timeout)
         self._turns.close()
         if self._own_clock:
             self.clock.close()
@@ -252,40 +256,32 @@ class CompanionBrain:
 
     # -- the loop -------------------------------------------------------------------------
 
-    def _run(self) -> None:
-        while not self._stop.is_set():
-            item = self._inbox.get(timeout=0.5)
-            if item is None:
-                continue
-            self.turn_cancel = threading.Event()
-            if self.estop_engaged:  # engaged between taking the input and here: this turn is cancelled too
-                self.turn_cancel.set()
-            try:
-                if isinstance(item, CompanionMessage):
-                    self.handle_message(item)
-                else:
-                    self.handle(item)
-            except Exception as exc:  # one bad turn must not end the companion
-                log.error("brain.turn_failed", companion=self.companion.name, error=repr(exc), exc_info=True)
-            finally:
-                self.set_state(BrainState.WAITING)
-                self._count("handled")
-                self._inbox.done()
+    def _turn_step(self) -> None:
+        """One input from the inbox, decided and carried out. A bad turn is logged with its input
+        and counted on our status (edge/runtime/worker.py); the companion goes on."""
+        item = self._inbox.get(timeout=0.5)
+        if item is None:
+            return
+        self.turn_cancel = threading.Event()
+        if self.estop_engaged:  # engaged between taking the input and here: this turn is cancelled too
+            self.turn_cancel.set()
+        try:
+            handle = self.handle_message if isinstance(item, CompanionMessage) else self.handle
+            guarded(self.node, "turn", handle, item, topic=item.TOPIC, item=item)
+        finally:
+            self.set_state(BrainState.WAITING)
+            self._count("handled")
+            self._inbox.done()
 
-    def _run_slash(self) -> None:
-        """Slash commands, on their own worker: they act while a turn is still deciding."""
-        while True:
-            perception = self._slash.get()
-            try:
-                if perception is None:
-                    return
-                self.handle_slash(perception)
-            except Exception as exc:
-                log.error("brain.slash_failed", companion=self.companion.name, error=repr(exc), exc_info=True)
-            finally:
-                if perception is not None:
-                    self._count("handled")
-                self._slash.task_done()
+    def _slash_step(self) -> None:
+        """A slash command, on a worker of its own: it acts while a turn is still deciding."""
+        perception = self._slash.get()   # stop() wakes it with None
+        try:
+            if perception is not None:
+                guarded(self.node, "slash", self.handle_slash, perception, topic=perception.TOPIC, item=perception)
+                self._count("handled")
+        finally:
+            self._slash.task_done()
 
     def handle(self, perception: Perception) -> list[ActionResult]:
         """Decide about one perception and carry the decision out; returns the results."""

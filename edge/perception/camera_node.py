@@ -31,6 +31,7 @@ from edge.perception.tracking import TrackConfig, Tracker
 from edge.protocol.payloads import Action, Perception
 from edge.runtime.node import Node, NodeError
 from edge.runtime.transport import Transport
+from edge.runtime.worker import FailureSink, guarded
 
 log = get_logger(__name__)
 
@@ -65,9 +66,11 @@ class CameraNode:
 
     def __init__(self, bus: Transport, camera: Camera, detector: Detector, policy: ScenePolicy | None = None,
                  options: NodeOptions | None = None, companion_id: str | None = None,
-                 tracker: Tracker | None = None, status: Callable[..., None] | None = None):
+                 tracker: Tracker | None = None, status: Callable[..., None] | None = None,
+                 failures: FailureSink | None = None):
         self.bus = bus
         self.status = status
+        self.failures = failures or bus   # the Node (which also refreshes the status) or the transport
         self.camera = camera
         self.detector = detector
         self.policy = policy or ScenePolicy()
@@ -98,7 +101,8 @@ class CameraNode:
                     break
                 continue
             last = frame
-            self._process(frame)
+            # nothing a frame, the detector, the scene policy or the tracker raises ends the loop
+            guarded(self.failures, "camera", self._process, frame, topic=f"frame {frame.index}")
             if time.monotonic() >= next_progress:
                 next_progress = time.monotonic() + self.options.progress_s
                 self._progress(started)
@@ -119,15 +123,12 @@ class CameraNode:
         tick = time.perf_counter()
         try:
             detections = self.detector.detect(frame.image)
-        except Exception as exc:  # one bad frame or a detector hiccup must not end the node
+        except Exception as exc:  # counted and shown; the worker guard logs it and the loop goes on
             self.detector_errors += 1
-            if self.detector_errors in (1, 10, 100) or self.detector_errors % 1000 == 0:
-                log.error("camera.detector_failed", detector=self.detector.name, frame=frame.index,
-                          error=repr(exc), count=self.detector_errors)
-                if self.status is not None:
-                    self.status(self.camera.state, warning=f"detector failed on {self.detector_errors} frame(s), "
-                                                           f"last: {exc!r}")
-            return
+            if self.status is not None and (self.detector_errors in (1, 10, 100) or self.detector_errors % 1000 == 0):
+                self.status(self.camera.state, warning=f"detector failed on {self.detector_errors} frame(s), "
+                                                       f"last: {exc!r}")
+            raise
         self.detect_s += time.perf_counter() - tick
         self.frames += 1
         event = self.policy.update(detections, frame.ts, frame.image)
@@ -219,7 +220,7 @@ def run_camera(source: str | int, detector_spec: str = DEFAULT_DETECTOR,
             raise NodeError(str(exc)) from exc
         tracker = Tracker(track if isinstance(track, TrackConfig) else None) if track else None
         loop = CameraNode(node.transport, camera, detector, ScenePolicy(policy), options, companion_id, tracker,
-                          node.status)
+                          node.status, failures=node)
         loop.on_scene = lines.scene
         lines.started(str(source), detector.name, capture or CaptureConfig())
         try:

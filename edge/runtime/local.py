@@ -293,6 +293,9 @@ class LocalTransport:
         self.guard.status_extra = extra
         self.publish(self.guard.status(state))
 
+    def failed(self, kind: str, topic: str, raw: bytes | bytearray, reason: str, exc_info: bool = False) -> None:
+        self.guard.failed(kind, topic, raw, reason, exc_info)
+
     # -- delivery --------------------------------------------------------------------------
 
     def _subscribe(self, pattern: str, qos: int) -> None:

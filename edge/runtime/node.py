@@ -11,19 +11,26 @@ A node built on ``Node`` gets, without repeating it:
 - ``run(main)``: a transport that cannot connect, or a ``NodeError`` from ``main`` (a camera or
   model that cannot be used), prints ``companion run KIND: reason``, leaves the reason in the
   status, and gives exit status 1; the transport is closed whatever happens.
-The guard around every handler is the transport's (edge/runtime/guard.py).
+The guard around every handler is the transport's (edge/runtime/guard.py); work on the node's
+own threads is guarded by edge/runtime/worker.py, reporting to ``Node.failed``.
 """
 
 from __future__ import annotations
 
 import sys
 import threading
+import time
 from collections.abc import Callable
 from typing import Any
 
+from edge.log import get_logger
+from edge.protocol.codec import clip
 from edge.runtime.signals import stop_on_signals
 from edge.runtime.transport import InvalidHandler, P, Transport, TransportError
 
+log = get_logger(__name__)
+
+STATUS_REFRESH_S = 2.0   # at most one status republished per this many seconds for worker failures
 TRANSIENT = ("reason", "retry_in_s", "attempt", "warning", "rate", "channels")
 
 
@@ -53,12 +60,15 @@ class StatusBoard:
 class Node:
     """One node on one transport (``edge.bus.Bus`` on a robot, ``LocalTransport`` in tests)."""
 
-    def __init__(self, transport: Transport, *, command: str | None = None, **status_fields: Any):
+    def __init__(self, transport: Transport, *, kind: str | None = None, command: str | None = None,
+                 **status_fields: Any):
+        kind = kind or transport.kind   # given: a test double that only publishes and subscribes will do
         self.transport = transport
-        self.board = StatusBoard(transport, transport.kind, **status_fields)
+        self.board = StatusBoard(transport, kind, **status_fields)
         self.stop_event = threading.Event()
-        self.command = command or f"companion run {transport.kind}"
+        self.command = command or f"companion run {kind}"
         self._started = False
+        self._status_refreshed = 0.0
 
     @property
     def node_id(self) -> str:
@@ -73,6 +83,25 @@ class Node:
 
     def status(self, state: str | None, **details: Any) -> None:
         self.board(state, **details)
+
+    def failed(self, kind: str, topic: str, raw: bytes | bytearray, reason: str, exc_info: bool = False) -> None:
+        """A failure the node survived off the receive path (edge/runtime/worker.py): counted and
+        logged by the transport's guard, and the status with the new count republished (at most
+        every ``STATUS_REFRESH_S``; the next status carries the rest). Never raises."""
+        try:
+            self.transport.failed(kind, topic, raw, reason, exc_info)
+        except AttributeError:  # a test double without a guard: the log line at least
+            log.error(f"node.{kind}", topic=clip(topic, 120), reason=clip(reason), exc_info=exc_info)
+            return
+        now = time.monotonic()
+        if now - self._status_refreshed < STATUS_REFRESH_S:
+            return
+        try:
+            if self.transport.connected:
+                self._status_refreshed = now
+                self.board(None)
+        except Exception:  # a refused send: the count is kept for the next status
+            pass
 
     def start(self, timeout: float = 30.0) -> "Node":
         self.transport.connect(timeout)
