@@ -205,10 +205,9 @@ def mcp(stack: "Stack") -> NodeThread:
     from edge.services import mcp_server as service
 
     def run(stop: threading.Event, ready: threading.Event) -> int:
-        service.serve(served, s.broker, namespace=s.namespace, host=section.host,
-                      port=section.port if section.port is not None else service.DEFAULT_PORT,
-                      result_timeout_s=s.result_timeout_s, node_id=section.node_id, ready=ready, stop=stop)
-        return 0
+        return service.serve(served, s.broker, namespace=s.namespace, host=section.host,
+                             port=section.port if section.port is not None else service.DEFAULT_PORT,
+                             result_timeout_s=s.result_timeout_s, node_id=section.node_id, ready=ready, stop=stop)
     return NodeThread("mcp", run)
 
 

@@ -103,3 +103,26 @@ def test_the_camera_node_runs_on_the_in_process_transport(tmp_path: Path):
     assert vision[0].body["objects"][0]["x"] < 0                 # the man stands on the robot's left
     status = _status(hub, "camera-frames")
     assert status.state == "offline" and status.extra["camera"] == "ended"
+
+
+@pytest.mark.parametrize("kind", ["gateway", "mcp"])
+def test_a_service_whose_broker_does_not_answer_says_so_and_exits_1(kind, capsys):
+    """The services run on Node too: no broker is one printed line and exit status 1, nothing served."""
+    import socket
+
+    from edge.config import DEFAULT_COMPANION
+    from edge.services import gateway, mcp_server
+
+    with socket.socket() as probe:                   # a port nobody listens on
+        probe.bind(("127.0.0.1", 0))
+        broker = f"127.0.0.1:{probe.getsockname()[1]}"
+    ready = threading.Event()
+    if kind == "gateway":
+        code = gateway.serve(broker, config=gateway.GatewayConfig(port=0), ready=ready, stop=threading.Event(),
+                             broker_timeout_s=0.5)
+    else:
+        code = mcp_server.serve(DEFAULT_COMPANION, broker, port=0, ready=ready, stop=threading.Event(),
+                                broker_timeout_s=0.5)
+    err = capsys.readouterr().err
+    assert code == 1 and not ready.is_set()
+    assert f"companion run {kind}: " in err and f"no MQTT broker answered at {broker}" in err

@@ -39,6 +39,8 @@ from edge.bus import Bus
 from edge.log import get_logger
 from edge.protocol.companion import Companion
 from edge.protocol.payloads import Action, ActionResult, Perception, Reply
+from edge.runtime.node import Node
+from edge.runtime.transport import Transport
 from edge.services import jsonrpc
 from edge.services.access import AccessPolicy
 from edge.services.connection_limits import ConnectionLimits
@@ -156,21 +158,25 @@ class Hub:
 class Gateway:
     """The bridge: one Bus in, HTTP and WebSocket out. ``app()`` is the Starlette application."""
 
-    def __init__(self, bus: Bus, companions: Sequence[Companion] = (), config: GatewayConfig | None = None):
+    def __init__(self, bus: Transport, companions: Sequence[Companion] = (), config: GatewayConfig | None = None):
         self.bus = bus
+        self.node = Node(bus, command="companion run gateway")   # its handlers first, then ``serve`` connects
         self.companions = list(companions)
         self.config = config or GatewayConfig()
         self.hub = Hub(self.config.client_queue)
         self.rpc = jsonrpc.Dispatcher({"perception.send": self._rpc_perception})
-        bus.subscribe(Action, self._on_action)
-        bus.subscribe(ActionResult, self._on_result)
-        bus.subscribe(Reply, lambda reply: self.hub.broadcast("companion.reply", reply.to_dict()))
+        self.node.on(Action, self._on_action)
+        self.node.on(ActionResult, self._on_result)
+        self.node.on(Reply, self._on_reply)
 
     def _on_action(self, action: Action) -> None:  # paho's thread: encode once, queue per client
         self.hub.broadcast("action.execute", action.to_dict())
 
     def _on_result(self, result: ActionResult) -> None:
         self.hub.broadcast("action.result", result.to_dict())
+
+    def _on_reply(self, reply: Reply) -> None:
+        self.hub.broadcast("companion.reply", reply.to_dict())
 
     def app(self) -> Starlette:
         """The routes alone; ``serve`` and tests wrap them in ``policy()`` through HttpServer."""
@@ -324,31 +330,31 @@ def serve(broker: BrokerAddress | str = BrokerAddress(), *, namespace: str | Non
           ready: threading.Event | None = None, stop: threading.Event | None = None,
           on_ready: Callable[[str], None] | None = None, broker_timeout_s: float = 60.0,
           node_id: str | None = None) -> int:
-    """``companion run gateway``: connect, then serve until SIGINT/SIGTERM or ``stop``; returns 0.
+    """``companion run gateway``: connect, then serve until SIGINT/SIGTERM or ``stop``.
 
-    Raises BusError (no broker within ``broker_timeout_s``) or OSError (port taken) before
-    serving. No persistent MQTT session: actions queued while it is down would reach no socket.
-    ``node_id`` defaults to ``gateway-<port>``: the same on every start (one retained status),
-    and different for two gateways on one machine.
+    Runs on the node runtime (docs/nodes.md): exit status 0 once stopped; 1, with the reason
+    printed, when no broker answers within ``broker_timeout_s``. Raises OSError (port taken)
+    before serving. No persistent MQTT session: actions queued while it is down would reach no
+    socket. ``node_id`` defaults to ``gateway-<port>``: the same on every start (one retained
+    status), and different for two gateways on one machine.
     """
     config = config or GatewayConfig()
     bus = Bus(node_id or f"gateway-{config.port}", "gateway", broker, namespace=namespace, persistent=False)
     gateway = Gateway(bus, companions, config)
     print(f"gateway: waiting for the MQTT broker at {bus.broker} ...", file=sys.stderr, flush=True)
-    bus.connect(timeout=broker_timeout_s)
 
-    def started(server: Any) -> None:
-        ws = server.url.replace("http://", "ws://", 1) + "/ws"
-        bus.set_status("online", gateway=server.url, websocket=ws)
-        where = f" (namespace {bus.namespace})" if bus.namespace else ""
-        print(f"gateway: bridging {bus.broker}{where}: POST {server.url}/perceptions, POST {server.url}/rpc, "
-              f"{ws}; {_access_line(gateway.policy())}", file=sys.stderr, flush=True)
-        if on_ready is not None:
-            on_ready(server.url)
+    def main(node: Node) -> int:
+        def started(server: Any) -> None:
+            ws = server.url.replace("http://", "ws://", 1) + "/ws"
+            node.status(None, gateway=server.url, websocket=ws)
+            where = f" (namespace {bus.namespace})" if bus.namespace else ""
+            print(f"gateway: bridging {bus.broker}{where}: POST {server.url}/perceptions, POST {server.url}/rpc, "
+                  f"{ws}; {_access_line(gateway.policy())}", file=sys.stderr, flush=True)
+            if on_ready is not None:
+                on_ready(server.url)
 
-    try:
-        serve_forever(gateway.app(), config.host, config.port, stop, name="gateway", ready=ready,
+        serve_forever(gateway.app(), config.host, config.port, node.stop_event, name="gateway", ready=ready,
                       on_ready=started, **http_server_options(gateway))
-    finally:
-        bus.close()
-    return 0
+        return 0
+
+    return gateway.node.run(main, stop=stop, timeout=broker_timeout_s)

@@ -46,6 +46,7 @@ from edge.protocol.codec import CodecError
 from edge.protocol.companion import ActionSpec, Companion, Problem, load_companion, validate_params
 from edge.protocol.payloads import Action, ActionResult
 from edge.runtime.action_client import ActionClient
+from edge.runtime.node import Node
 from edge.services.access import ASGIApp, AccessPolicy
 from edge.services.connection_limits import ConnectionLimits
 from edge.services.http_server import HttpServer, serve_forever
@@ -104,8 +105,10 @@ class BodyMcpServer:
             raise ValueError(f"result_timeout_s must be positive, got {result_timeout_s}")
         self.companion = companion
         self.bus = bus
+        self.node = Node(bus, command="companion run mcp")
         self.result_timeout_s = result_timeout_s
-        self.actions = ActionClient(bus)   # subscribes to results: build before the bus connects
+        self.actions = ActionClient(bus, subscribe=False)
+        self.node.on(ActionResult, self.actions.deliver)   # before the bus connects (docs/nodes.md)
         titles = [a.title for a in companion.actions]
         if PLAY_TOOL in titles:
             log.warning("mcp.tool_shadowed", action=PLAY_TOOL,
@@ -248,7 +251,7 @@ def start(companion: Companion, bus: Bus, host: str = "127.0.0.1", port: int = 0
     body = BodyMcpServer(companion, bus, result_timeout_s)
     http = HttpServer(body.asgi_app(host), host, port, name="mcp", policy=policy or mcp_policy(),
                       limits=limits).start()
-    bus.set_status("online", companion=companion.id, mcp=http.url + MCP_PATH)
+    body.node.status(None, companion=companion.id, mcp=http.url + MCP_PATH)
     return body, http
 
 
@@ -256,30 +259,31 @@ def serve(companion: str | Path = DEFAULT_COMPANION, broker: BrokerAddress | str
           namespace: str | None = None, host: str = "127.0.0.1", port: int = DEFAULT_PORT,
           result_timeout_s: float = 60.0, ready: threading.Event | None = None,
           stop: threading.Event | None = None, broker_timeout_s: float = 60.0, node_id: str | None = None,
-          token: str | None = None) -> None:
+          token: str | None = None) -> int:
     """``companion run mcp``: serve until SIGINT/SIGTERM or ``stop``; ``node_id`` defaults to mcp-<companion id>.
 
     ``token`` (default: COMPANION_MCP_TOKEN) is required from clients off loopback; without
     one the server answers only clients on this machine.
 
-    Raises CompanionError (bad file), BusError (no broker within ``broker_timeout_s``) or
-    OSError (the port is taken) before serving; the CLI prints them.
+    Runs on the node runtime (docs/nodes.md): exit status 0 once stopped; 1, with the reason
+    printed, when no broker answers within ``broker_timeout_s``. Raises CompanionError (bad
+    file) or OSError (the port is taken) before serving; the CLI prints them.
     """
     loaded = load_companion(companion)
     address = BrokerAddress.parse(broker) if isinstance(broker, str) else broker
     log.info("mcp.waiting", companion=loaded.name, reason=f"waiting for the MQTT broker at {address}")
-    bus = Bus(node_id or f"mcp-{loaded.id}", "mcp", address, namespace=namespace)
-    body = BodyMcpServer(loaded, bus, result_timeout_s)   # its result handler first, then connect
-    bus.connect(timeout=broker_timeout_s)
-    try:
+    body = BodyMcpServer(loaded, Bus(node_id or f"mcp-{loaded.id}", "mcp", address, namespace=namespace),
+                         result_timeout_s)   # its result handler first; the node connects in run()
 
+    def main(node: Node) -> int:
         def announce(http: HttpServer) -> None:
             url = http.url + MCP_PATH
-            bus.set_status("online", companion=loaded.id, mcp=url)
+            node.status(None, companion=loaded.id, mcp=url)
             print(f"companion mcp: {loaded.name}'s body at {url} (actions on {Action.topic_pattern(namespace)}, "
                   f"broker {address})", flush=True)
 
-        serve_forever(body.asgi_app(host), host, port, stop, name="mcp", ready=ready, on_ready=announce,
+        serve_forever(body.asgi_app(host), host, port, node.stop_event, name="mcp", ready=ready, on_ready=announce,
                       policy=mcp_policy(token))
-    finally:
-        bus.close()
+        return 0
+
+    return body.node.run(main, stop=stop, timeout=broker_timeout_s)

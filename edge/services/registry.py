@@ -30,10 +30,12 @@ from starlette.responses import JSONResponse
 from starlette.routing import Route
 
 from edge.broker import BrokerAddress, broker_answers
-from edge.bus import Bus, BusError
+from edge.bus import Bus
 from edge.log import get_logger
 from edge.paths import COMPANIONS_DIR
 from edge.protocol.companion import format_problem
+from edge.runtime.node import Node
+from edge.runtime.transport import TransportError
 from edge.services.access import AccessPolicy
 from edge.services.catalog import Catalog, normalize_id, shown
 from edge.services.connection_limits import ConnectionLimits
@@ -127,7 +129,10 @@ def check_sources(sources: Iterable[str | os.PathLike]) -> list[Path]:
 
 
 class StatusAnnouncer:
-    """Publishes the retained ``status/registry`` once a broker answers; never blocks the registry."""
+    """Publishes the retained ``status/registry`` once a broker answers; never blocks the registry.
+
+    The MQTT side is a ``Node`` (docs/nodes.md) started late: the seed starts the Registry
+    before the broker, so HTTP (and SIGINT/SIGTERM, through ``serve_forever``) never waits for it."""
 
     def __init__(self, broker: BrokerAddress | str, namespace: str | None, url: str) -> None:
         self.broker = BrokerAddress.parse(broker) if isinstance(broker, str) else broker
@@ -135,7 +140,7 @@ class StatusAnnouncer:
         self.url = url
         self._stop = threading.Event()
         self._lock = threading.Lock()
-        self._bus: Bus | None = None
+        self._node: Node | None = None
         self._thread = threading.Thread(target=self._run, name="registry-status", daemon=True)
 
     def start(self) -> "StatusAnnouncer":
@@ -153,18 +158,19 @@ class StatusAnnouncer:
                     said = True
                 self._stop.wait(1.0)
                 continue
-            bus = Bus("registry", "registry", self.broker, namespace=self.namespace, persistent=False)
+            node = Node(Bus("registry", "registry", self.broker, namespace=self.namespace, persistent=False),
+                        command="companion run registry")
             try:
-                bus.connect(timeout=10.0)
-            except BusError as exc:
+                node.start(timeout=10.0)
+            except TransportError as exc:
                 log.warning("registry.status_failed", broker=str(self.broker), error=str(exc))
                 continue
             with self._lock:
                 if self._stop.is_set():
-                    bus.close()
+                    node.stop()
                     return
-                bus.set_status("online", url=self.url)
-                self._bus = bus
+                node.status(None, url=self.url)
+                self._node = node
             log.info("registry.announced", broker=str(self.broker), url=self.url)
             return
 
@@ -172,9 +178,9 @@ class StatusAnnouncer:
         """Publish ``offline`` if connected; an attempt still running gives up on its own."""
         with self._lock:
             self._stop.set()
-            bus, self._bus = self._bus, None
-        if bus is not None:
-            bus.close()
+            node, self._node = self._node, None
+        if node is not None:
+            node.stop()
 
 
 def serve(sources: Iterable[str | os.PathLike] | None = None, host: str = DEFAULT_HOST, port: int = DEFAULT_PORT, *,
