@@ -126,3 +126,38 @@ def test_a_service_whose_broker_does_not_answer_says_so_and_exits_1(kind, capsys
     err = capsys.readouterr().err
     assert code == 1 and not ready.is_set()
     assert f"companion run {kind}: " in err and f"no MQTT broker answered at {broker}" in err
+
+
+def test_the_gateways_status_carries_its_urls_and_goes_offline_when_stopped(broker):
+    """On a real broker: ``online`` with where it serves, then a clean ``offline`` (not the will)."""
+    import queue
+
+    from edge.bus import Bus
+    from edge.services import gateway
+
+    statuses: queue.Queue[Status] = queue.Queue()
+    watcher = Bus("watcher", "test", broker.address, announce=False, persistent=False)
+    watcher.subscribe(Status, lambda s: statuses.put(s) if s.node == "gateway-t" else None)
+    watcher.connect()
+    assert watcher.wait_subscribed()
+    stop, ready, urls, codes = threading.Event(), threading.Event(), [], []
+    thread = threading.Thread(target=lambda: codes.append(gateway.serve(
+        broker.address, config=gateway.GatewayConfig(port=0), node_id="gateway-t", ready=ready, stop=stop,
+        on_ready=urls.append)), daemon=True)
+    thread.start()
+    try:
+        assert ready.wait(15)
+        status = statuses.get(timeout=5)
+        while "gateway" not in status.extra:            # the first online comes before the URLs
+            status = statuses.get(timeout=5)
+        assert status.state == "online" and status.extra["gateway"] == urls[0]
+        assert status.extra["websocket"] == urls[0].replace("http://", "ws://") + "/ws"
+        stop.set()
+        thread.join(10)
+        assert codes == [0]
+        while (status := statuses.get(timeout=5)).state != "offline":
+            pass
+        assert status.extra["gateway"] == urls[0]
+    finally:
+        stop.set()
+        watcher.close()
