@@ -10,14 +10,15 @@ body speaking through piper into ALSA's default PCM, which writes into a FIFO re
   endpoint      end of the sentence's voice (known from the recording) -> the recognizer is called
   recognition   recognizer call (the node's own engine)
   to brain      recognized -> the ``input`` perception arrives on the bus
-  decision      perception on the bus -> the ``speak`` action on the bus (the brain's decision
-                done; the first token is not observable: the provider contract is not streamed)
+  decision      perception on the bus -> the first ``speak`` action on the bus: with streamed
+                speech (docs/protocol.md) the reply's first clause, published while the model
+                goes on writing; model tokens themselves are not on the bus
   synthesis     speak on the bus -> piper's first sentence ready (the body's SpeechReport)
   playback      first sentence ready -> first bytes read from the speaker FIFO
 
 Then, in the same process, the bare parts on the same inputs: the recognizer on the same
-utterance, the model on the same prompt and context the brain gave it, piper on the answer's
-first sentence. Prints per-stage p50 / p95, the line ``end of speech -> first audio: p50 X s``
+utterance, the model on the same prompt and context the brain gave it (the whole reply, so with
+streamed speech the bare model can exceed the loop's decision stage), piper on the first clause. Prints per-stage p50 / p95, the line ``end of speech -> first audio: p50 X s``
 and the sum of the bare parts; writes bench/results/voice_loop.json.
 
 Usage: python bench/voice_loop.py [--sentences 24] [--gap 10] [--provider embedded]
