@@ -24,7 +24,7 @@ from edge.config_error import ConfigError  # noqa: F401  (re-exported)
 from edge.config_fields import read_section, setting
 from edge.paths import COMPANIONS_DIR, DEFAULT_COMPANION  # noqa: F401  (re-exported)
 from edge.perception.camera_cli import bounded, size_arg
-from edge.perception.mic_cli import silence_arg, vad_arg
+from edge.perception.mic_cli import barge_in_arg, silence_arg, vad_arg
 
 # A node's id names its retained ``status/<id>`` and its MQTT client id (``<id>@<namespace>``), so it
 # must be the same on every start: a random one would leave a new retained topic per restart
@@ -125,6 +125,9 @@ class MicSection:
     end_silence: float | None = setting(kind=(int, float), flag="--end-silence", parse=silence_arg, metavar="S",
                                         help="seconds of silence that end a turn (default 0.3; longer keeps slow "
                                              "talkers' pauses inside one utterance)")
+    barge_in: str | None = setting(kind=(str, int, float), flag="--barge-in", parse=barge_in_arg, metavar="DB|off",
+                                   help="a person talking over the robot stops its speech when their voice is DB "
+                                        "louder than the robot's own at this microphone (default 9); off: never")
     companion_id: str | None = setting(flag="--companion-id", help="address perceptions to this companion "
                                                                    "(default: all)")
     quiet: bool = setting(False, kind=bool, flag=("-q", "--quiet"),

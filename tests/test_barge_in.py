@@ -155,3 +155,18 @@ def test_where_the_microphone_does_not_hear_the_robot_any_voice_talks_over_it():
         vad.is_speech(person[i:i + 512])
     assert len(fired) == 1 and fired[0].over == ["speak-1"]
     assert abs(fired[0].sample - spans[0].start) < 0.2 * 16000
+
+
+def test_barge_in_is_set_from_the_command_line_and_a_bad_margin_is_named(capsys):
+    from edge.cli import build_parser, settings_from
+    from edge.perception.mic_cli import mic_settings
+
+    def mic(*flags: str) -> dict:
+        args = build_parser().parse_args(["run", "mic", "--source", "x.wav", *flags])
+        return mic_settings(settings_from(args).nodes["mic"])
+    assert "barge_in" not in mic()                       # the default: on, 9 dB
+    assert mic("--barge-in", "off")["barge_in"] is None
+    assert mic("--barge-in", "12")["barge_in"].margin_db == 12.0
+    with pytest.raises(SystemExit) as exit_:
+        mic("--barge-in", "loud")
+    assert exit_.value.code == 2 and "--barge-in" in capsys.readouterr().err

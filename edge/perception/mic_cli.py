@@ -1,4 +1,4 @@
-"""``companion run mic`` options beside ``--stt``: the VAD and the end-of-turn silence.
+"""``companion run mic`` options beside ``--stt``: the VAD, the end-of-turn silence, barge-in.
 
 Nothing heavy is imported here (every ``companion`` command builds the parser); each value
 is checked by argparse, so a bad one stops the command with exit status 2 and a sentence
@@ -33,6 +33,20 @@ def silence_arg(text: str) -> float:
     return value
 
 
+def barge_in_arg(text: str) -> str:
+    """``off``, or the margin in dB (0-40) by which a person must be louder than the robot's own voice."""
+    word = text.strip().lower()
+    if word == "off":
+        return word
+    try:
+        value = float(word)
+    except ValueError:
+        value = -1.0
+    if not 0 <= value <= 40:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a barge-in margin: use off, or dB from 0 to 40 (e.g. 9)")
+    return f"{value:g}"
+
+
 def mic_settings(args: Any) -> dict[str, Any]:
     """run_mic's keyword arguments from the ``[mic]`` section or parsed options (absent ones keep the defaults)."""
     settings: dict[str, Any] = {"recognizer": getattr(args, "stt", None) or None,
@@ -40,4 +54,8 @@ def mic_settings(args: Any) -> dict[str, Any]:
     if getattr(args, "end_silence", None) is not None:
         from edge.perception.vad import SegmenterConfig
         settings["segmenter"] = SegmenterConfig(end_silence_s=args.end_silence)
+    barge_in = getattr(args, "barge_in", None)
+    if barge_in is not None:
+        from edge.perception.barge_in import BargeInConfig
+        settings["barge_in"] = None if barge_in == "off" else BargeInConfig(margin_db=float(barge_in))
     return settings

@@ -35,7 +35,7 @@ from edge.broker import BrokerAddress
 from edge.bus import Bus
 from edge.log import get_logger
 from edge.perception.audio_source import AudioSource, SourceError, open_source
-from edge.perception.barge_in import BargeIn, Onset
+from edge.perception.barge_in import BargeIn, BargeInConfig, Onset
 from edge.perception.narration import Narrator, seconds
 from edge.perception.self_voice import SelfVoiceGate
 from edge.perception.stt import Recognizer, RecognizerError, Transcript, choose_recognizer
@@ -265,6 +265,7 @@ def run_mic(source: str | int | SourceLike | None, broker: BrokerAddress | str =
             speed: float = 1.0, duration_s: float | None = None, refresh_devices: bool = True,
             stop: threading.Event | None = None, on_heard: Callable[[Heard], None] | None = None,
             bus_timeout_s: float = 30.0, quiet: bool = False, narrator: Narrator | None = None,
+            barge_in: BargeInConfig | None = BargeInConfig(),
             transport: Transport | None = None) -> int:
     """``companion run mic --source SRC``: run until a WAV source ends, or SIGINT/SIGTERM (or ``stop``).
 
@@ -274,7 +275,8 @@ def run_mic(source: str | int | SourceLike | None, broker: BrokerAddress | str =
     ``companion_id`` is where perceptions go (``all`` when None). Exit status 0 when it
     ended or was stopped, 1 when the broker, the recognizer or the source cannot be used
     (the reason is printed and left in the retained status). ``transport`` replaces the MQTT
-    bus (tests: ``edge.runtime.local``).
+    bus (tests: ``edge.runtime.local``). ``source`` may also be an ``AudioSource`` object (a
+    bench's room). ``barge_in`` None never tells the body to stop talking (docs/microphone.md).
     """
     options = options or MicOptions(to=companion_id or "all")
     label = source.name if isinstance(source, SourceLike) else source
@@ -308,8 +310,8 @@ def run_mic(source: str | int | SourceLike | None, broker: BrokerAddress | str =
                 node.transport.publish(VoiceActivity(sender=node.transport.node_id, onset=onset.at, over=onset.over))
                 say.line("voice over the robot's speech: the body is asked to stop talking")
 
-            barge = BargeIn(gate, talked_over)
-            seg = Segmenter(barge.wrap(classifier), segmenter or SegmenterConfig())
+            barge = None if barge_in is None else BargeIn(gate, talked_over, barge_in)
+            seg = Segmenter(classifier if barge is None else barge.wrap(classifier), segmenter or SegmenterConfig())
             node.board.fields["vad"] = classifier.name
             audio = source if isinstance(source, SourceLike) else open_source(
                 source, speed=speed, duration_s=duration_s, on_status=_both(source_state, say.state),
