@@ -48,6 +48,7 @@ from decision_checks import Decision  # noqa: E402
 from edge.brain.loop import BrainConfig, CompanionBrain  # noqa: E402
 from edge.protocol.companion import Companion, load_companion  # noqa: E402
 from edge.protocol.payloads import Action, ActionResult, Perception  # noqa: E402
+from edge.providers.decision import SPEECH_ACTIONS  # noqa: E402
 from edge.providers.factory import make_provider  # noqa: E402
 
 ROOT = HERE.parent
@@ -175,13 +176,27 @@ def _run_case(provider: Any, companion: Companion, case: Case, seed: int, config
     finally:
         brain.stop(timeout=1)
     first = body.actions[0] if body.actions else None
-    decision: Decision = (first.name, first.params) if first else ("none", {})
+    decision: Decision = (first.name, _whole_reply(body.actions)) if first else ("none", {})
     valid = not observed.rejected_only()
     failure = case.check(decision) if valid else "no valid decision (every reply was rejected)"
     took = (body.first_action_at or ended) - t0
     return {"case": case.name, "companion": case.companion, "seed": seed, "ok": failure is None, "why": failure,
             "valid": valid, "route": observed.route(), "action": decision[0], "params": decision[1],
             "latency_s": round(took, 4)}
+
+
+def _whole_reply(actions: list[Action]) -> dict[str, Any]:
+    """The first action's params; a reply in words streamed as several speak actions, one per
+    clause (docs/protocol.md "Streamed speech"), is judged whole: their messages joined."""
+    first = actions[0]
+    if first.name not in SPEECH_ACTIONS or "message" not in first.params:
+        return first.params
+    clauses = []
+    for action in actions:
+        if action.name != first.name or "message" not in action.params:
+            break
+        clauses.append(str(action.params["message"]))
+    return {**first.params, "message": " ".join(clauses)}
 
 
 def _fresh(p: Perception) -> Perception:
