@@ -123,6 +123,20 @@ def test_a_short_pause_inside_a_sentence_does_not_split_it():
     assert utts[0].speech_seconds == pytest.approx(1.2, abs=0.1)
 
 
+def test_a_pause_offers_the_words_so_far_before_the_turn_ends():
+    """At each pause of ``pause_s`` the utterance as it would close now is offered early; the
+    last offer has the same start and speech end as the utterance that then closes."""
+    x = np.concatenate([noise(0.5, -70), voiced(0.6, -30), noise(0.2, -70), voiced(0.6, -30), noise(1.0, -70)])
+    early: list = []
+    seg = Segmenter(vad=EnergyVad(), on_pause=early.append)
+    utts = [u for i in range(0, len(x), 512) for u in seg.feed(x[i:i + 512])]
+    assert len(utts) == 1 and len(early) == 2          # the pause inside the sentence, and its end
+    assert early[0].speech_end_sample < utts[0].speech_end_sample    # the words so far, not all
+    last = early[-1]
+    assert (last.start_sample, last.speech_end_sample) == (utts[0].start_sample, utts[0].speech_end_sample)
+    assert np.array_equal(last.samples, utts[0].samples[:len(last.samples)])
+
+
 def test_clicks_are_dropped_and_counted():
     x = np.concatenate([noise(0.5, -70), voiced(0.12, -10), noise(1.0, -70)])
     utts, seg = segment(x)

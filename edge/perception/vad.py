@@ -31,7 +31,7 @@ from __future__ import annotations
 import collections
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from typing import Protocol
+from typing import Callable, Protocol
 
 import numpy as np
 
@@ -154,6 +154,7 @@ class SegmenterConfig:
     min_speech_s: float = 0.2      # less speech than this is a click, not a word
     max_utterance_s: float = 15.0  # cut here and go on with a new utterance
     tail_s: float = 0.2            # silence kept after the last speech frame, for the recognizer
+    pause_s: float = 0.1           # non-speech after which the words so far may be recognized early
 
     def frames(self, seconds: float, frame_samples: int = FRAME_SAMPLES) -> int:
         return max(int(round(seconds * SAMPLE_RATE / frame_samples)), 1)
@@ -207,6 +208,10 @@ class Segmenter:
 
     vad: FrameClassifier = field(default_factory=EnergyVad)
     config: SegmenterConfig = field(default_factory=SegmenterConfig)
+    # Called with the utterance as it would close now, once ``pause_s`` of non-speech follows
+    # speech: a recognizer may start on it while the end of the turn is still being decided,
+    # and its text is used if the utterance then closes with the same words (mic_node.py).
+    on_pause: Callable[[Utterance], None] | None = None
 
     def __post_init__(self) -> None:
         self.config.check()
@@ -296,6 +301,11 @@ class Segmenter:
             current.last_speech_end = start + fs
         else:
             current.silence_run += 1
+            if self.on_pause is not None and current.silence_run == self._n(c.pause_s) \
+                    and current.silence_run < self._n(c.end_silence_s):
+                guess = self._utterance(current, truncated=False)
+                if guess is not None:
+                    self.on_pause(guess)
         if current.silence_run >= self._n(c.end_silence_s):
             self._open = None
             return self._close(current, truncated=False)
@@ -306,9 +316,15 @@ class Segmenter:
         return None
 
     def _close(self, current: _Open, truncated: bool) -> Utterance | None:
+        done = self._utterance(current, truncated)
+        if done is None:
+            self.dropped_short += 1
+        return done
+
+    def _utterance(self, current: _Open, truncated: bool) -> Utterance | None:
+        """What ``current`` is as an utterance now; None when it holds too little speech."""
         c = self.config
         if current.speech_frames < self._n(c.min_speech_s):
-            self.dropped_short += 1
             return None
         samples = np.concatenate(current.frames) if current.frames else np.zeros(0, dtype=np.int16)
         if not truncated:  # keep a little silence after the last word, drop the rest of the hangover
