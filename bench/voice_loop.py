@@ -178,7 +178,8 @@ def turns_of(spans: list, heard: list, recognizer: TimedRecognizer, events: list
         action = speaks[0]
         row["answer"] = action["params"].get("message", "")
         row["decided"] = arrivals.get(action["id"])
-        found = next((i for i, (text, _) in enumerate(reports) if text == str(row["answer"]).strip()), None)
+        found = next((i for i, (text, rep) in enumerate(reports) if text == str(row["answer"]).strip()
+                      and (speaker.wall(rep.started_at) or 0) >= (row["decided"] or 0) - 0.5), None)
         if found is None or row["decided"] is None:
             row["missing"] = "speech not reported"
             continue

@@ -10,8 +10,10 @@ than the robot's own voice at this microphone. That level is learned from what w
 the robot spoke: a high percentile of the levels of the frames the VAD called speech (its
 voice) over the last ``history_s`` of its talk. Until ``min_history_s`` of its voice has been
 heard, nothing counts as barge-in. Where the microphone does not hear the robot at all (a
-headset, a perfect echo canceller) the VAD hears no voice while it talks; after twice that
-time the level is the room's while the robot spoke, and any voice is the person's. A person
+headset, a perfect echo canceller) the VAD hears little voice while it talks (under a quarter
+of the frames): after twice that time (longer than piper's first sentence takes to come) the
+level is the room's while it spoke, and any voice is the person's. A person who talks before then is learned as the robot until 20 s of its talk
+have gone by. A person
 must therefore be louder at the microphone than the robot's loudest syllables. An echo
 canceller in front (PipeWire's echo-cancel module on Pi OS, docs/microphone.md) lowers the
 robot's level by 20-30 dB, after which a person at a normal distance is well above it.
@@ -72,8 +74,7 @@ class BargeIn:
         self.config.check()
         self._clock = clock
         self.frame_samples = 480
-        self._voice: collections.deque[float] = collections.deque()   # levels of the robot's speech frames
-        self._heard: collections.deque[float] = collections.deque()   # levels of every frame while it spoke
+        self._heard: collections.deque[tuple[float, bool]] = collections.deque()  # (level, VAD speech) while it spoke
         self._pending: collections.deque[tuple[float, bool]] = collections.deque()
         self._window: collections.deque[tuple[bool, int, float]] = collections.deque()
         self._frames = 0            # frames seen since the stream began
@@ -90,13 +91,14 @@ class BargeIn:
     def echo_db(self) -> float | None:
         """The robot's voice level learned here (dBFS), or None until enough of it was heard."""
         need = max(self.config.min_history_s * SAMPLE_RATE / self.frame_samples, 1)
-        if len(self._voice) >= need:
-            kept = self._voice
-        elif len(self._heard) >= 2 * need and len(self._voice) < need / 4:
-            kept = self._heard   # the robot is not heard here: its level is the room's
+        voice = [level for level, speech in self._heard if speech]
+        if len(voice) >= need:
+            kept = voice
+        elif len(self._heard) >= 2 * need and len(voice) < len(self._heard) / 4:
+            kept = [level for level, _ in self._heard]   # the robot is not heard here: the room's level
         else:
             return None
-        return float(np.percentile(np.fromiter(kept, float), self.config.echo_percentile))
+        return float(np.percentile(kept, self.config.echo_percentile))
 
     def take(self) -> Onset | None:
         """The onset fired since the last call, for the node's own bookkeeping (capture thread)."""
@@ -122,13 +124,9 @@ class BargeIn:
             self._window.popleft()
         self._pending.append((level, speech))   # the robot, once too old to be a person's first words
         if len(self._pending) > c.window_frames:
-            old, was_speech = self._pending.popleft()
-            keep = c.history_s * SAMPLE_RATE / self.frame_samples
-            for kept, add in ((self._heard, True), (self._voice, was_speech)):
-                if add:
-                    kept.append(old)
-                    while len(kept) > keep:
-                        kept.popleft()
+            self._heard.append(self._pending.popleft())
+            while len(self._heard) > c.history_s * SAMPLE_RATE / self.frame_samples:
+                self._heard.popleft()
         if sum(p for p, _, _ in self._window) >= c.need_frames:
             first = next((s, t) for p, s, t in self._window if p)
             self._fire(Onset(first[0], first[1], sorted(speaking)))

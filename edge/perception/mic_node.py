@@ -168,7 +168,10 @@ class MicNode:
             with self._record:
                 self.counts["heard"] += 1
             speech_end_at = self._arrival_of(utt.speech_end_sample)
-            if self._marks.overlaps(utt.start_sample, utt.end_sample):
+            # the voice, not the pre-roll kept before it, decides: a person who starts just after the
+            # robot's echo tail is heard
+            voice_from = min(utt.start_sample + int(self.segmenter.config.pre_roll_s * 16000), utt.speech_end_sample)
+            if self._marks.overlaps(voice_from, utt.end_sample):
                 self._finish(Heard(utt, speech_end_at, dropped="self_voice"))
                 continue
             try:
