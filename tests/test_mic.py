@@ -337,7 +337,8 @@ def test_a_recognizer_failure_costs_one_utterance_not_the_node(broker, listener,
     pcm = np.concatenate([np.zeros(8000, np.int16), burst, np.zeros(16000, np.int16), burst, np.zeros(16000, np.int16)])
     heard: list[Heard] = []
     rc = run_mic(str(write_wav(tmp_path / "b.wav", pcm)), broker.address, recognizer=Flaky(), speed=0,
-                 on_heard=heard.append, vad="energy")  # a bare tone: speech for energy, not for Silero
+                 on_heard=heard.append, vad="energy",  # a bare tone: speech for energy, not for Silero
+                 options=MicOptions(early=False))      # no guess at the pause to spend the failure on
     assert rc == 0
     assert [h.dropped for h in heard] == ["error", None]
     assert listener.texts(1)[0].body == "fine"
@@ -513,3 +514,30 @@ def test_a_wav_codec_that_is_not_read_is_named(tmp_path):
         pytest.skip("scipy's test WAVs not installed")
     with pytest.raises(SourceError, match="µ-law.*convert others"):
         WavSource(ulaw)
+
+
+class Counting:
+    """Hears every utterance as "hello there"; counts the calls."""
+
+    name = "counting"
+
+    def __init__(self):
+        self.calls = 0
+
+    def transcribe(self, pcm16k):
+        self.calls += 1
+        return Transcript("hello there", 0.9, "counting", "test", 0.0, len(pcm16k) / 16000)
+
+
+def test_words_recognized_at_the_pause_are_not_recognized_again_at_the_end_of_the_turn(broker, listener, tmp_path):
+    """At real time the recognizer starts 0.1 s into the silence; when the turn ends 0.2 s later
+    with the same words, that text is published without a second recognition."""
+    burst = (np.sin(np.arange(12000) / 3) * 8000).astype(np.int16)
+    pcm = np.concatenate([np.zeros(8000, np.int16), burst, np.zeros(16000, np.int16)])
+    heard: list[Heard] = []
+    recognizer = Counting()
+    rc = run_mic(str(write_wav(tmp_path / "p.wav", pcm)), broker.address, recognizer=recognizer, speed=1.0,
+                 on_heard=heard.append, vad="energy")
+    assert rc == 0
+    assert [h.dropped for h in heard] == [None] and listener.texts(1)[0].body == "hello there"
+    assert heard[0].early and recognizer.calls == 1

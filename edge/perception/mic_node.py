@@ -55,6 +55,7 @@ class MicOptions:
     min_confidence: float = 0.0   # transcripts below this are dropped (pocketsphinx's are rough)
     queue_size: int = 4           # utterances waiting for the recognizer before new ones are dropped
     progress_s: float = 30.0      # how often the status carries the counters
+    early: bool = True            # recognize at a pause, before the end of the turn is decided
 
 
 @dataclass
@@ -67,6 +68,7 @@ class Heard:
     perception: Perception | None = None
     dropped: str | None = None           # self_voice | empty | low_confidence | busy | error
     published_at: float | None = None
+    early: bool = False                  # its text was recognized at a pause, before the turn ended
 
 
 @dataclass
@@ -111,7 +113,12 @@ class MicNode:
         self.counts = collections.Counter[str]()
         self._marks = _Marks()
         self._arrivals: collections.deque[tuple[int, float]] = collections.deque(maxlen=4096)
-        self._work: queue.Queue[tuple[Utterance, float] | None] = queue.Queue(maxsize=max(self.options.queue_size, 1))
+        # (utterance, speech end time); a time of None marks an early guess (recognized at a pause)
+        self._work: queue.Queue[tuple[Utterance, float | None] | None] = queue.Queue(
+            maxsize=max(self.options.queue_size, 1))
+        self._guessed: tuple[tuple[int, int], Transcript] | None = None   # recognizer thread only
+        if self.options.early and self.segmenter.on_pause is None:
+            self.segmenter.on_pause = self._guess
         self._worker = threading.Thread(target=self._recognize_loop, name="mic-stt", daemon=True)
         self._pending: list[Any] = []
         self._record = threading.Lock()  # _finish runs in both threads
@@ -181,6 +188,18 @@ class MicNode:
                             seconds=round(utt.seconds, 2), waiting=self._work.qsize())
                 self._finish(Heard(utt, speech_end_at, dropped="busy"))
 
+    def _guess(self, utt: Utterance) -> None:
+        """A pause: the recognizer may start on the words so far. If the turn then ends with the
+        same words, their text is ready ~0.2 s sooner; if the person goes on, the guess is
+        dropped. Never queued over real work, never for the robot's own voice."""
+        voice_from = min(utt.start_sample + int(self.segmenter.config.pre_roll_s * 16000), utt.speech_end_sample)
+        if self.gate.active() or self._marks.overlaps(voice_from, utt.end_sample) or not self._work.empty():
+            return
+        try:
+            self._work.put_nowait((utt, None))
+        except queue.Full:
+            pass
+
     def _arrival_of(self, sample: int) -> float:
         """When the block holding ``sample`` arrived (the moment the node could know of it)."""
         ends = [end for end, _ in self._arrivals]
@@ -195,7 +214,19 @@ class MicNode:
             if item is None:
                 return
             utt, speech_end_at = item
+            key = (utt.start_sample, utt.speech_end_sample)
+            if speech_end_at is None:     # an early guess: worth it only if nothing newer waits
+                if self._work.empty():
+                    try:
+                        self._guessed = (key, self.recognizer.transcribe(utt.samples))
+                    except Exception as exc:  # noqa: BLE001 - the real utterance will report it
+                        log.debug("mic.guess_failed", error=repr(exc))
+                continue
             heard = Heard(utt, speech_end_at)
+            if self._guessed is not None and self._guessed[0] == key:
+                heard.transcript, self._guessed, heard.early = self._guessed[1], None, True   # already done
+                self._publish(heard)
+                continue
             try:
                 heard.transcript = self.recognizer.transcribe(utt.samples)
             except Exception as exc:  # an engine failure costs this utterance, not the node
