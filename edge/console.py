@@ -106,6 +106,8 @@ class ConsoleObserver:
             return f"{who}<< message to {data['to']}: {_short(data['message'])} ({data['detail']})"
         if kind == "message_refused":
             return f"{who}!! message to {data['to']} refused: {data['detail']}"
+        if kind == "barge_in":
+            return f"{who}!! talked over: speech cut, this turn ends; listening"
         if kind == "result_timeout":
             return f"{who}!! no result for {data['action']['name']} (is the body running?)"
         return None

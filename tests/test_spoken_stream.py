@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import threading
+import time
 from pathlib import Path
 
 import pytest
 
 from edge.brain.loop import BrainConfig, CompanionBrain
 from edge.protocol.companion import load_companion
-from edge.protocol.payloads import Action, ActionResult, Perception
+from edge.protocol.payloads import Action, ActionError, ActionResult, Perception, VoiceActivity
 from edge.providers.base import ContentSegment, ProviderContext, ProviderResponse, ToolCall
 from edge.providers.clauses import Clauses
 
@@ -117,3 +118,52 @@ def test_the_embedded_model_streams_clauses_that_make_up_its_reply():
     message = response.tool_calls[0].args["message"]
     assert got, message                                    # at least one clause came early
     assert message.startswith(got[0]) and all(clause in message for clause in got)
+
+
+class _TalkedOver(_Body):
+    """The person talks over the first clause: the mic's voice event reaches the brain and the
+    body answers that speak ``interrupted``, as the real ones do (docs/protocol.md, barge-in)."""
+
+    voice = True   # the mic's event reaches the brain too (False: only the body's result says so)
+
+    def publish(self, payload, retain=None):
+        if isinstance(payload, Action):
+            self.actions.append(payload)
+            self.first.set()
+            if self.voice:
+                self.brain._on_voice(VoiceActivity(sender="mic-test", onset=time.time(), over=[payload.id]))
+            now = time.time()
+            self.brain._on_result(ActionResult(id=payload.id, name=payload.name, ok=False, sender="t", started=now,
+                                               finished=now, error=ActionError("interrupted", "talked over")))
+
+
+def test_talked_over_the_turn_ends_without_another_word():
+    pip = load_companion(COMPANIONS / "pip.json")
+    body = _TalkedOver()
+    provider = _Streaming("I love rain. It makes big puddles. And mud for days!", body)
+    events: list = []
+    brain = CompanionBrain(pip, provider, body, BrainConfig(memory_messages=0, warm=False),
+                           observer=lambda kind, data: events.append(kind))
+    body.brain = brain
+    try:
+        brain.handle(Perception(title="input", body="Do you like rainy days?"))
+    finally:
+        brain.stop(timeout=1)
+    assert [a.params["message"] for a in body.actions] == ["I love rain."]   # nothing said after the cut
+    assert "barge_in" in events and "decision" not in events                 # the call was cancelled, not corrected
+
+
+def test_an_interrupted_speak_is_final_not_a_failure_to_correct():
+    from edge.providers.scripted import ScriptedProvider
+    pip = load_companion(COMPANIONS / "pip.json")
+    body = _TalkedOver()
+    body.voice = False
+    provider = ScriptedProvider([{"action": "speak", "params": {"message": "Let me tell you a long story."}},
+                                 {"action": "speak", "params": {"message": "As I was saying..."}}])
+    brain = CompanionBrain(pip, provider, body, BrainConfig(memory_messages=0, warm=False, stream_speech=False))
+    body.brain = brain
+    try:
+        brain.handle(Perception(title="input", body="Tell me something."))
+    finally:
+        brain.stop(timeout=1)
+    assert len(provider.calls) == 1 and len(body.actions) == 1   # no second round talking over the person

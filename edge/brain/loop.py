@@ -15,6 +15,7 @@ is ready, the brain warms its provider with its own prompt, so the first decisio
 
 from __future__ import annotations
 
+import collections
 import queue
 import threading
 import time
@@ -39,8 +40,10 @@ from edge.runtime.worker import Worker, guarded
 from edge.log import get_logger
 from edge.protocol.companion import Companion
 from edge.protocol.dedupe import RecentIds
-from edge.protocol.payloads import Action, ActionError, ActionResult, CompanionMessage, Estop, Perception, Reply
+from edge.protocol.payloads import (Action, ActionError, ActionResult, CompanionMessage, Estop, Perception, Reply,
+                                    VoiceActivity)
 from edge.providers.base import Provider, ProviderError, ToolCall, warm
+from edge.providers.decision import SPEECH_ACTIONS
 from edge.providers.retrieval import choose_tools, perception_query
 from edge.providers.sentence_examples import sentence_examples
 
@@ -101,7 +104,9 @@ class CompanionBrain:
         self._fast = FastPath(self)   # the file's sentence templates, compiled once
         self._workers = (Worker(self.node, f"brain-{companion.name}", self._turn_step, self._stop),
                          Worker(self.node, f"slash-{companion.name}", self._slash_step, self._stop))
-        self.turn_cancel = threading.Event()   # the turn in progress's; set by an engaged estop
+        self.turn_cancel = threading.Event()   # the turn in progress's; set by an engaged estop or a barge-in
+        self.cancel_why = "emergency stop"
+        self._spoken_ids: collections.deque[str] = collections.deque(maxlen=32)   # our recent speak actions
         self.estop_engaged = False
         self.warm_s: float | None = None
         self.handled = 0
@@ -115,6 +120,7 @@ class CompanionBrain:
         self.action_client = ActionClient(bus, subscribe=False)
         self.node.on(ActionResult, self._on_result)
         self.node.on(CompanionMessage, self._on_message)
+        self.node.on(VoiceActivity, self._on_voice)
 
     # -- wiring ---------------------------------------------------------------------------
 
@@ -254,6 +260,17 @@ class CompanionBrain:
     def _on_result(self, result: ActionResult) -> None:
         self.action_client.deliver(result)
 
+    def _on_voice(self, voice: VoiceActivity) -> None:
+        """A person talked over the robot (barge-in): the body has cut the speech; the turn that
+        spoke ends here, its model call cancelled and no further clause said. Only the brain
+        whose words were playing, when the microphone says which (``over``)."""
+        if voice.over and not set(voice.over) & set(self._spoken_ids):
+            return
+        self.cancel_why = "the person talked over the robot"
+        self.turn_cancel.set()
+        log.info("brain.barge_in", companion=self.companion.name, onset=voice.onset)
+        self.observer("barge_in", {"voice": voice.to_dict()})
+
     # -- the loop -------------------------------------------------------------------------
 
     def _turn_step(self) -> None:
@@ -262,7 +279,7 @@ class CompanionBrain:
         item = self._inbox.get(timeout=0.5)
         if item is None:
             return
-        self.turn_cancel = threading.Event()
+        self.turn_cancel, self.cancel_why = threading.Event(), "emergency stop"
         if self.estop_engaged:  # engaged between taking the input and here: this turn is cancelled too
             self.turn_cancel.set()
         try:
@@ -378,6 +395,8 @@ class CompanionBrain:
                                                                                    "action not sent"))
             self.observer("result", {"result": result.to_dict()})
             return lambda: result
+        if name in SPEECH_ACTIONS:
+            self._spoken_ids.append(action.id)
         sent = self.action_client.send(action, on_sent=lambda: self.observer(
             "action", {"perception_id": source_id, "action": action.to_dict()}))
 

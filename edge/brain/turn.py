@@ -25,6 +25,7 @@ from edge.brain.echo import echo_problem, echoes
 from edge.brain.spoken_stream import SpokenStream
 from edge.brain.state import BrainState
 from edge.log import get_logger
+from edge.protocol.action_codes import ActionCode
 from edge.protocol.companion import validate_params
 from edge.protocol.payloads import ActionError, ActionResult
 from edge.providers.base import ProviderContext, ProviderError, ProviderResponse, Tool, ToolCall
@@ -44,7 +45,7 @@ _NONE_WORDS = re.compile(r"\s*none\b\s*(?:[:(.-]|$)", re.IGNORECASE)
 class TurnOutcome:
     results: list[ActionResult] = field(default_factory=list)
     rounds: int = 0
-    stopped: str = "done"     # done | no_action | provider_error | repeated_failure | rounds_exhausted
+    stopped: str = "done"     # done | no_action | provider_error | repeated_failure | rounds_exhausted | interrupted
 
 
 def messaging_tool(peer_ids: list[str]) -> Tool:
@@ -127,6 +128,9 @@ class TurnRunner:
             failures = [r for r in results if r is None or not r.ok]
             if not failures:
                 return outcome
+            if any(r is not None and r.error is not None and r.error.code == ActionCode.INTERRUPTED for r in failures):
+                outcome.stopped = "interrupted"   # the person talked over it: they are heard next, not corrected
+                return outcome
             observation = observation_text([*said, *rest.tool_calls], results)
             if _seen(seen_failures, [observation]):
                 return self._stop(outcome, "repeated_failure", source_id, [observation])
@@ -147,7 +151,7 @@ class TurnRunner:
         started = time.monotonic()
         timeout = self.brain.config.call_timeout_s
         context.cancel = context.cancel or self.brain.turn_cancel   # an engaged estop sets it
-        _check_cancel(context)
+        _check_cancel(context, self.brain.cancel_why)
         if not timeout:
             response = self.brain.provider.generate(text, context)
         else:
@@ -157,7 +161,7 @@ class TurnRunner:
             except FutureTimeout:
                 context.cancel.set()
                 raise ProviderError("E3003", f"no decision within {timeout:.0f} s (call_timeout_s)") from None
-        _check_cancel(context)   # a decision that arrives after the cancel is never carried out
+        _check_cancel(context, self.brain.cancel_why)   # a decision that arrives after the cancel is never carried out
         return response, time.monotonic() - started
 
     def _problems(self, response: ProviderResponse, tools: list[Tool], heard: str | None = None) -> list[str]:
@@ -197,9 +201,9 @@ def _early(stream: SpokenStream | None) -> list[ActionResult]:
     return [r for r in (stream.results() if stream else []) if r is not None]
 
 
-def _check_cancel(context: ProviderContext) -> None:
+def _check_cancel(context: ProviderContext, why: str = "emergency stop") -> None:
     if context.cancel is not None and context.cancel.is_set():
-        raise ProviderError("E4002", "turn cancelled (emergency stop); its decision is not carried out")
+        raise ProviderError("E4002", f"turn cancelled ({why}); its decision is not carried out")
 
 
 def _seen(seen: set[str], problems: list[str]) -> bool:
