@@ -6,10 +6,12 @@ every body: params validated against the companion's action schema before anythi
 estop that stops the current action and refuses new ones, duplicate deliveries (QoS 1 is
 at-least-once) ignored, and exactly one ``actions/results`` message per action.
 
-The worker thread survives anything an action or the executor does: a failure is logged,
-counted in ``errors`` and answered with a failed result, and the next action runs. A result
-that cannot be encoded (say, an executor's message with a lone surrogate) is answered with a
-failed ``unencodable_result`` naming the field instead.
+The handlers go through a ``Node`` (edge/runtime/node.py) and the actions run on a ``Worker``
+(edge/runtime/worker.py), so the body fails as every node does: a bug while carrying out an
+action is answered with a failed ``body_error`` result, logged with the node, topic and an
+excerpt of the action, counted as ``worker_failed`` on ``status/<node>``, and the next action
+runs. A result that cannot be encoded (say, an executor's message with a lone surrogate) is
+answered with a failed ``unencodable_result`` naming the field instead.
 """
 
 from __future__ import annotations
@@ -22,7 +24,9 @@ from typing import Protocol
 
 from body_drivers.timeline import Timeline
 from edge.protocol.action_codes import ActionCode
+from edge.runtime.node import Node
 from edge.runtime.transport import Transport
+from edge.runtime.worker import WORKER_FAILED, Worker, guarded
 from edge.log import get_logger
 from edge.protocol import codec
 from edge.protocol.codec import CodecError
@@ -33,6 +37,8 @@ log = get_logger(__name__)
 
 STOP_ACTION = "stop"  # always understood by every body, whether or not a companion file declares it
 SPEECH_ACTIONS = ("speak",)  # what a person talking over the robot cuts (barge-in)
+IDLE_WAIT_S = 0.5  # the worker looks at its stop event at least this often
+UNENCODABLE_RESULT = "unencodable_result"
 
 
 class ActionFailure(Exception):
@@ -53,11 +59,15 @@ class ActionExecutor(Protocol):
 
 
 class BodyNode:
-    """Subscribes to ``actions`` and ``estop``; publishes ``actions/results``."""
+    """Subscribes to ``actions``, ``estop`` and ``voice``; publishes ``actions/results``.
 
-    def __init__(self, bus: Transport, executor: ActionExecutor, companions: list[Companion],
+    ``bus`` is the body's transport, or a ``Node`` already built on it (the stack's, which the
+    safety monitor also reports its state to); ``start`` registers the handlers, so connect after."""
+
+    def __init__(self, bus: Transport | Node, executor: ActionExecutor, companions: list[Companion],
                  timeline: Timeline | None = None, queue_size: int = 64):
-        self.bus = bus
+        self.node = bus if isinstance(bus, Node) else Node(bus)
+        self.bus = self.node.transport
         self.executor = executor
         self.companions = {c.id: c for c in companions}
         self.timeline = timeline or Timeline()
@@ -68,14 +78,18 @@ class BodyNode:
         self._current: Action | None = None      # the action being carried out
         self._interrupted: str | None = None     # the speech a person talked over
         self.estop_engaged = False
-        self.errors: collections.Counter[str] = collections.Counter()  # survived worker failures, by kind
-        self._thread = threading.Thread(target=self._run, name="body", daemon=True)
+        self.worker = Worker(self.node, "body", self._step)
+
+    @property
+    def errors(self) -> dict[str, int]:
+        """The worker's survived failures so far, by kind (the transport counts them with the rest)."""
+        return {k: n for k, n in self.bus.errors.items() if k in (WORKER_FAILED, UNENCODABLE_RESULT)}
 
     def start(self) -> "BodyNode":
-        self.bus.subscribe(Action, self._on_action, on_invalid=self._on_invalid_action)
-        self.bus.subscribe(Estop, self._on_estop)
-        self.bus.subscribe(VoiceActivity, self._on_voice)
-        self._thread.start()
+        self.node.on(Action, self._on_action, on_invalid=self._on_invalid_action)
+        self.node.on(Estop, self._on_estop)
+        self.node.on(VoiceActivity, self._on_voice)
+        self.worker.start()
         log.info("body.ready", node=self.bus.node_id, companions=len(self.companions))
         return self
 
@@ -83,10 +97,10 @@ class BodyNode:
         self._cancel.set()
         self.executor.stop()
         try:
-            self._queue.put_nowait(None)
+            self._queue.put_nowait(None)   # after what is already queued
         except queue.Full:
-            pass
-        self._thread.join(5)
+            self.worker.stop_event.set()
+        self.worker.join(5)
         self.timeline.close()
 
     # -- receiving ------------------------------------------------------------------------
@@ -175,20 +189,25 @@ class BodyNode:
 
     # -- executing ------------------------------------------------------------------------
 
-    def _run(self) -> None:
-        while True:
-            action = self._queue.get()
-            if action is None:
-                return
-            try:
-                self._perform(action)
-            except Exception as exc:  # a bug of ours: fail this action, keep the worker
-                self.errors["worker_failed"] += 1
-                log.error("body.worker_failed", id=action.id, name=action.name, error=repr(exc), exc_info=True)
-                try:
-                    self._finish(action, time.time(), ActionError(ActionCode.BODY_ERROR, codec.clip(f"{type(exc).__name__}: {exc}")))
-                except Exception as again:
-                    log.error("body.unanswered", id=action.id, error=repr(again))
+    def _step(self) -> None:
+        """One action off the queue, guarded: a failure is reported to the node (worker_failed)."""
+        try:
+            action = self._queue.get(timeout=IDLE_WAIT_S)
+        except queue.Empty:
+            return
+        if action is None:   # stop(): nothing more to do
+            self.worker.stop_event.set()
+            return
+        guarded(self.node, "body", self._perform_answered, action, topic=action.topic(self.bus.namespace), item=action)
+
+    def _perform_answered(self, action: Action) -> None:
+        """``_perform``, and a bug of ours in it still answers the action (``body_error``) before
+        the exception goes on to be logged and counted."""
+        try:
+            self._perform(action)
+        except Exception as exc:
+            self._finish(action, time.time(), ActionError(ActionCode.BODY_ERROR, codec.clip(f"{type(exc).__name__}: {exc}")))
+            raise
 
     def spec_for(self, action: Action) -> ActionSpec | None:
         """The schema an action is checked against: its sender's definition, else any loaded one."""
@@ -252,8 +271,8 @@ class BodyNode:
         try:
             self.bus.publish(result)
         except CodecError as exc:  # e.g. a lone surrogate in a name or message: say so instead
-            self.errors["unencodable_result"] += 1
-            log.warning("body.unencodable_result", id=codec.scrub(action.id), reason=str(exc))
+            self.node.failed(UNENCODABLE_RESULT, result.topic(self.bus.namespace), b"",
+                             f"the result of {codec.scrub(action.id)}: {exc}")
             error = ActionError(ActionCode.UNENCODABLE_RESULT, f"the result could not be encoded: {exc}")
             self.bus.publish(ActionResult(id=codec.scrub(action.id), name=codec.scrub(action.name), ok=False,
                                           sender=self.bus.node_id, started=started, finished=time.time(),

@@ -10,7 +10,9 @@
   safe pose and turns torque off. A brain only counts once it has been seen online,
   so a retained ``offline`` from yesterday does not limp a body that just started.
 - the watchdog: no action for ``watchdog_s`` -> safe pose, torque off.
-- servo faults and safety state changes go out on the body's own ``status/<node>``.
+- servo faults and safety state changes go out on the body's own ``status/<node>``, on the
+  status board of the body's ``Node`` (the stack passes the one ``BodyNode`` uses), so a worker
+  failure republishing that status keeps them.
 
 Handlers only enqueue, except the estop's engage: one worker thread does the serial I/O
 (the safe pose takes seconds), and an estop queued behind it would wait for it to end. So
@@ -24,6 +26,7 @@ import queue
 import threading
 from typing import Any, Iterable
 
+from edge.runtime.node import Node
 from edge.runtime.transport import Transport
 from edge.log import get_logger
 from edge.protocol.payloads import Estop, Status
@@ -34,11 +37,12 @@ log = get_logger(__name__)
 class SafetyMonitor:
     """Drives a ``ServoBody``'s safety hooks from the bus; ``start`` subscribes, ``stop`` ends."""
 
-    def __init__(self, bus: Transport, body: Any, watchdog_s: float | None = None,
+    def __init__(self, bus: Transport | Node, body: Any, watchdog_s: float | None = None,
                  brains: Iterable[str] | None = None, safe_on_brain_offline: bool | None = None,
                  poll_s: float = 0.1):
         control = body.config.control
-        self.bus = bus
+        self.node = bus if isinstance(bus, Node) else Node(bus)
+        self.bus = self.node.transport
         self.body = body
         self.watchdog_s = control.watchdog_s if watchdog_s is None else watchdog_s
         self.safe_on_offline = control.safe_on_brain_offline if safe_on_brain_offline is None else safe_on_brain_offline
@@ -55,8 +59,8 @@ class SafetyMonitor:
     def start(self) -> "SafetyMonitor":
         self.body.on_fault = lambda fault: self._events.put(("fault", fault))
         self.body.on_state = lambda state: self._events.put(("state", state))
-        self.bus.subscribe(Status, self._on_status)
-        self.bus.subscribe(Estop, self._on_estop)
+        self.node.on(Status, self._on_status)
+        self.node.on(Estop, self._on_estop)
         self._thread.start()
         self._publish()
         log.info("safety.monitor", watchdog_s=self.watchdog_s, brains=sorted(self.brains) if self.brains else "any")
@@ -131,8 +135,6 @@ class SafetyMonitor:
 
     def _publish(self, fault: dict[str, Any] | None = None) -> None:
         """The body's retained status carries its safety state and its recent faults."""
-        extra: dict[str, Any] = {"safety": self.body.state,
-                                 "faults": [dict(f) for f in list(self.body.faults)[-5:]]}
-        if fault is not None:
-            extra["last_fault"] = fault
-        self.bus.set_status("online", **extra)
+        self.node.board.fields.pop("last_fault", None)   # only on the status of the fault itself
+        self.node.status(None, safety=self.body.state, faults=[dict(f) for f in list(self.body.faults)[-5:]],
+                         last_fault=fault)

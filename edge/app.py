@@ -22,6 +22,7 @@ from edge.log import get_logger
 from edge.node_kinds import (SERVICES, THREADED, NodeThread, default_memory, load_companions, make_executor,
                              make_peers, make_speaker)
 from edge.protocol.companion import Companion
+from edge.runtime.node import Node
 from edge.runtime.signals import stop_on_signals
 
 log = get_logger(__name__)
@@ -107,12 +108,12 @@ class Stack:
         timeline = Timeline(s.timeline)
         # each node registers its handlers before its bus connects: what the broker kept for its
         # persistent session is handled, not dropped (docs/protocol.md "Sessions")
-        body_bus = self._bus(self.body_id or s.body_id or DEFAULT_BODY_ID, "body")
-        self.executor, self.safety = make_executor(s, speaker, timeline, body_bus)
+        body = Node(self._bus(self.body_id or s.body_id or DEFAULT_BODY_ID, "body"))
+        self.executor, self.safety = make_executor(s, speaker, timeline, body)
         if s.sim:
             self.sim = self.executor
-        self.body = BodyNode(body_bus, self.executor, self.companions, timeline).start()
-        body_bus.connect()
+        self.body = BodyNode(body, self.executor, self.companions, timeline).start()
+        body.start()
 
     def _start_brains(self) -> None:
         from edge.brain.loop import BrainConfig, CompanionBrain

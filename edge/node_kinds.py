@@ -23,7 +23,7 @@ from edge.protocol.companion import Companion, load_companion
 
 if TYPE_CHECKING:
     from edge.app import Stack
-    from edge.bus import Bus
+    from edge.runtime.node import Node
 
 log = get_logger(__name__)
 
@@ -78,16 +78,17 @@ def make_speaker(settings: Settings) -> Any:
     return Speaker(make_synthesizer(settings.tts), output)
 
 
-def make_executor(settings: Settings, speaker: Any, timeline: Any, bus: "Bus") -> tuple[Any, Any]:
+def make_executor(settings: Settings, speaker: Any, timeline: Any, node: "Node") -> tuple[Any, Any]:
     """The body's executor: the simulator, or the servos of ``[body]`` behind the safety layer
-    (with the monitor that watches estop, the brain's last will and the watchdog)."""
+    (with the monitor that watches estop, the brain's last will and the watchdog, on the body's
+    node: its state shares the body's status)."""
     if settings.sim or settings.body_config is None:
         from body_drivers.sim import SimBody
         return SimBody(speaker=speaker, timeline=timeline), None
     from body_drivers.safety_monitor import SafetyMonitor
     from body_drivers.servo_body import build_servo_body
     servo = build_servo_body(settings.body_config, speaker=speaker, timeline=timeline).start()
-    return servo, SafetyMonitor(bus, servo).start()
+    return servo, SafetyMonitor(node, servo).start()
 
 
 class NodeThread:

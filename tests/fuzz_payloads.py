@@ -216,7 +216,7 @@ class FuzzStack:
             thread = getattr(bus.client, "_thread", None)
             return isinstance(thread, threading.Thread) and thread.is_alive()
         return {"body.paho": paho(self.body_bus), "brain.paho": paho(self.brain_bus),
-                "body.worker": self.node._thread.is_alive(), "safety.monitor": self.monitor._thread.is_alive(),
+                "body.worker": self.node.worker.is_alive(), "safety.monitor": self.monitor._thread.is_alive(),
                 "brain.loop": all(w.is_alive() for w in self.brain._workers)}
 
     def errors(self) -> dict[str, dict[str, int]]:

@@ -18,7 +18,7 @@ from body_drivers.node import ActionFailure, BodyNode
 from edge.bus import Bus
 from edge.config import DEFAULT_COMPANION
 from edge.protocol.companion import load_companion
-from edge.protocol.payloads import Action, ActionResult
+from edge.protocol.payloads import Action, ActionResult, Status
 from fuzz_payloads import TOPICS, FuzzStack, _first, payloads
 
 PER_TOPIC = 260
@@ -94,7 +94,9 @@ def test_the_body_worker_survives_what_it_cannot_encode_or_did_not_expect(broker
     with Bus("body", "body", broker.address) as body_bus, Bus("op", "test", broker.address, announce=False) as op:
         node = BodyNode(body_bus, _CarelessExecutor(), [pip]).start()
         results: queue.Queue[ActionResult] = queue.Queue()
+        statuses: queue.Queue[Status] = queue.Queue()
         op.subscribe(ActionResult, results.put)
+        op.subscribe(Status, statuses.put)
         assert op.wait_subscribed(5) and body_bus.wait_subscribed(5)
         original = node.spec_for
 
@@ -112,7 +114,10 @@ def test_the_body_worker_survives_what_it_cannot_encode_or_did_not_expect(broker
             speak, nod, look = (_first(results, lambda r, i=a.id: r.id == i, 10) for a in sent)
             assert speak.error.code == "unencodable_result" and "/error/message: lone surrogate" in speak.error.message
             assert nod.error.code == "body_error" and "KeyError" in nod.error.message
-            assert look.ok and node._thread.is_alive()
+            assert look.ok and node.worker.is_alive()
             assert dict(node.errors) == {"unencodable_result": 1, "worker_failed": 1}
+            counted = _first(statuses, lambda s: s.node == "body" and "errors" in s.extra, 10)
+            assert counted is not None and counted.extra["errors"].get("unencodable_result") == 1, \
+                "a survived worker failure shows on status/<node>"
         finally:
             node.stop()
