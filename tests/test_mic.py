@@ -342,6 +342,8 @@ def test_a_recognizer_failure_costs_one_utterance_not_the_node(broker, listener,
     assert rc == 0
     assert [h.dropped for h in heard] == ["error", None]
     assert listener.texts(1)[0].body == "fine"
+    ended = listener.wait_status(lambda s: s.get("mic") == "ended")
+    assert ended.extra["errors"] == {"worker_failed": 1}, "the failure is counted on status/<node>"
 
 
 def test_a_missing_wav_fails_with_the_reason_in_status_and_stderr(broker, listener, tmp_path, capsys):

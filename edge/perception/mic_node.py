@@ -4,7 +4,9 @@
 ``companion up`` and for tests that bring their own bus, source and recognizer.
 
 Capture and segmentation run in the caller's thread and never wait on recognition:
-finished utterances go through a small queue to a recognizer thread, which publishes.
+finished utterances go through a small queue to a recognizer thread, which publishes; each
+utterance is worked on under ``guarded`` (edge/runtime/worker.py): an engine failure costs that
+utterance (``dropped: error``) and, like any bug there, is logged and counted as ``worker_failed``.
 While the robot speaks (``SelfVoiceGate``, fed from ``actions`` and ``actions/results``)
 the blocks heard are marked, and an utterance that overlaps a marked block is dropped
 before it costs any recognition.
@@ -44,6 +46,7 @@ from edge.perception.vad_silero import VadError
 from edge.protocol.payloads import Action, ActionResult, Perception, VoiceActivity
 from edge.runtime.node import Node, NodeError
 from edge.runtime.transport import Transport
+from edge.runtime.worker import FailureSink, guarded
 
 log = get_logger(__name__)
 
@@ -99,8 +102,10 @@ class MicNode:
     def __init__(self, bus: Transport, source: AudioSource, recognizer: Recognizer,
                  options: MicOptions | None = None, *, gate: SelfVoiceGate | None = None,
                  segmenter: Segmenter | None = None, on_heard: Callable[[Heard], None] | None = None,
-                 on_status: Callable[..., None] | None = None, barge_in: BargeIn | None = None):
+                 on_status: Callable[..., None] | None = None, barge_in: BargeIn | None = None,
+                 failures: FailureSink | None = None):
         self.bus = bus
+        self.failures = failures or bus   # the Node (which also refreshes the status) or the transport
         self.source = source
         self.recognizer = recognizer
         self.options = options or MicOptions()
@@ -209,33 +214,30 @@ class MicNode:
     # -- recognizer thread ----------------------------------------------------------------
 
     def _recognize_loop(self) -> None:
-        while True:
-            item = self._work.get()
-            if item is None:
-                return
-            utt, speech_end_at = item
-            key = (utt.start_sample, utt.speech_end_sample)
-            if speech_end_at is None:     # an early guess: worth it only if nothing newer waits
-                if self._work.empty():
-                    try:
-                        self._guessed = (key, self.recognizer.transcribe(utt.samples))
-                    except Exception as exc:  # noqa: BLE001 - the real utterance will report it
-                        log.debug("mic.guess_failed", error=repr(exc))
-                continue
-            heard = Heard(utt, speech_end_at)
-            if self._guessed is not None and self._guessed[0] == key:
-                heard.transcript, self._guessed, heard.early = self._guessed[1], None, True   # already done
-                self._publish(heard)
-                continue
+        while (item := self._work.get()) is not None:
+            guarded(self.failures, "mic", self._recognize, item, topic=f"utterance at sample {item[0].start_sample}")
+
+    def _recognize(self, item: tuple[Utterance, float | None]) -> None:
+        utt, speech_end_at = item
+        key = (utt.start_sample, utt.speech_end_sample)
+        if speech_end_at is None:     # an early guess: worth it only if nothing newer waits
+            if self._work.empty():
+                try:
+                    self._guessed = (key, self.recognizer.transcribe(utt.samples))
+                except Exception as exc:  # noqa: BLE001 - the real utterance will report it
+                    log.debug("mic.guess_failed", error=repr(exc))
+            return
+        heard = Heard(utt, speech_end_at)
+        if self._guessed is not None and self._guessed[0] == key:
+            heard.transcript, self._guessed, heard.early = self._guessed[1], None, True   # already done
+        else:
             try:
                 heard.transcript = self.recognizer.transcribe(utt.samples)
-            except Exception as exc:  # an engine failure costs this utterance, not the node
-                log.error("mic.recognizer_failed", engine=getattr(self.recognizer, "name", "?"), error=repr(exc),
-                          exc_info=True)
+            except Exception as exc:  # costs this utterance, not the node; guarded reports it
                 heard.dropped = "error"
                 self._finish(heard)
-                continue
-            self._publish(heard)
+                raise RuntimeError(f"recognizer {getattr(self.recognizer, 'name', '?')} failed: {exc!r}") from exc
+        self._publish(heard)
 
     def _publish(self, heard: Heard) -> None:
         transcript = heard.transcript
@@ -359,7 +361,8 @@ def run_mic(source: str | int | SourceLike | None, broker: BrokerAddress | str =
             say.line(f"note: {note}")
         say.line(start_line(audio.name, engine, seg))
         loop = MicNode(node.transport, audio, engine, options, gate=gate, segmenter=seg,
-                       on_heard=_both(on_heard, heard_printer(say)), on_status=node.status, barge_in=barge)
+                       on_heard=_both(on_heard, heard_printer(say)), on_status=node.status, barge_in=barge,
+                       failures=node)
         node.status("listening" if audio.name.startswith("wav:") else "opening", **loop.progress())
         loop.run(stop)
         node.status("stopped" if stop.is_set() else "ended", **loop.progress())
