@@ -9,8 +9,10 @@ import pytest
 from edge.brain.echo import echoes
 from edge.brain.loop import BrainConfig, CompanionBrain
 from edge.protocol.companion import load_companion
-from edge.protocol.payloads import Action, ActionResult, Perception
+from edge.protocol.payloads import Perception
 from edge.providers.scripted import ScriptedProvider
+
+from brain_doubles import OkBody
 
 COMPANIONS = Path(__file__).resolve().parents[1] / "companions"
 
@@ -35,26 +37,12 @@ def test_an_answer_is_not_an_echo(reply, heard):
     assert not echoes(reply, heard)
 
 
-class _Body:
-    def __init__(self):
-        self.brain, self.actions = None, []
-
-    def publish(self, payload, retain=None):
-        if isinstance(payload, Action):
-            self.actions.append(payload)
-            self.brain._on_result(ActionResult(id=payload.id, name=payload.name, ok=True, sender="t", started=0.0,
-                                               finished=0.0))
-
-    def subscribe(self, *args, **kwargs):
-        pass
-
-
 def test_an_echo_is_asked_again_and_the_answer_said():
     pip = load_companion(COMPANIONS / "pip.json")
     heard = "I had such a long and tiring day at work."
     provider = ScriptedProvider([{"action": "speak", "params": {"message": "Such a long and tiring day at work!"}},
                                  {"action": "speak", "params": {"message": "Oh no! Rest with me a while."}}])
-    body = _Body()
+    body = OkBody()
     brain = CompanionBrain(pip, provider, body, BrainConfig(memory_messages=0, warm=False))
     body.brain = brain
     try:

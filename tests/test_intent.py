@@ -10,10 +10,12 @@ from edge.brain import prompt
 from edge.brain.intent import CommandSense
 from edge.brain.loop import BrainConfig, CompanionBrain
 from edge.protocol.companion import load_companion
-from edge.protocol.payloads import Action, ActionResult, Perception
+from edge.protocol.payloads import Perception
 from edge.providers.retrieval import EmbeddingRanker, default_ranker
 from edge.providers.sentence_examples import template_words, variants
 from edge.providers.scripted import ScriptedProvider
+
+from brain_doubles import OkBody
 
 COMPANIONS = Path(__file__).resolve().parents[1] / "companions"
 
@@ -57,26 +59,11 @@ def test_a_sentence_that_says_no_never_asks_for_the_action_it_names(sense, said)
     assert sense.says_no(said) and sense.asks_for(said) == []
 
 
-class _Body:
-    """Answers every action ok at once; records them."""
-    def __init__(self):
-        self.brain, self.actions = None, []
-
-    def publish(self, payload, retain=None):
-        if isinstance(payload, Action):
-            self.actions.append(payload)
-            self.brain._on_result(ActionResult(id=payload.id, name=payload.name, ok=True, sender="t", started=0.0,
-                                               finished=0.0))
-
-    def subscribe(self, *args, **kwargs):
-        pass
-
-
 def _decide(companion, said: str):
     """The actions the model was offered (None when it was not asked), the actions carried out,
     and the routes of the decisions."""
     provider = ScriptedProvider([{"none": True}], loop=True)
-    body, routes = _Body(), []
+    body, routes = OkBody(), []
     brain = CompanionBrain(companion, provider, body, BrainConfig(memory_messages=0, warm=False),
                            observer=lambda kind, data: routes.append(data.get("route")) if kind == "decision" else None)
     body.brain = brain
@@ -130,7 +117,7 @@ def test_a_person_who_speaks_gets_a_reply_and_the_prompt_stays_the_same(pochi):
     """Every spoken turn requires an answer ("none" is no reply), and the prompt describes all
     the companion's actions whatever the offer, so llama.cpp's cache of it stays valid."""
     provider = ScriptedProvider([{"none": True}], loop=True)
-    body = _Body()
+    body = OkBody()
     brain = CompanionBrain(pochi, provider, body, BrainConfig(memory_messages=0, warm=False))
     body.brain = brain
     try:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import threading
 import time
 from pathlib import Path
 
@@ -13,6 +12,8 @@ from edge.protocol.companion import load_companion
 from edge.protocol.payloads import Action, ActionError, ActionResult, Perception, VoiceActivity
 from edge.providers.base import ContentSegment, ProviderContext, ProviderResponse, ToolCall
 from edge.providers.clauses import Clauses
+
+from brain_doubles import OkBody
 
 COMPANIONS = Path(__file__).resolve().parents[1] / "companions"
 
@@ -42,28 +43,12 @@ def test_words_written_as_a_json_speech_decision_stream_too():
     assert out == ["Hi there, friend.", "I am Pip."] and c.rest == 'A "café'
 
 
-class _Body:
-    """Answers every action ok at once; records them; ``first`` is set by the first action."""
-    def __init__(self):
-        self.brain, self.actions, self.first = None, [], threading.Event()
-
-    def publish(self, payload, retain=None):
-        if isinstance(payload, Action):
-            self.actions.append(payload)
-            self.first.set()
-            self.brain._on_result(ActionResult(id=payload.id, name=payload.name, ok=True, sender="t", started=0.0,
-                                               finished=0.0))
-
-    def subscribe(self, *args, **kwargs):
-        pass
-
-
 class _Streaming:
     """Writes ``reply`` in pieces; after the first sentence it looks whether the body got it,
     which can only be if the brain said it before the reply was complete."""
     name = "streaming-test"
 
-    def __init__(self, reply: str, body: _Body):
+    def __init__(self, reply: str, body: OkBody):
         self.reply, self.body, self.early = reply, body, None
 
     def generate(self, prompt: str, context: ProviderContext) -> ProviderResponse:
@@ -77,9 +62,9 @@ class _Streaming:
         return ProviderResponse([ContentSegment(type="tool_call", tool_call=call)], {"finish_reason": "tool_use"})
 
 
-def _run(reply: str, heard: str) -> tuple[_Streaming, _Body]:
+def _run(reply: str, heard: str) -> tuple[_Streaming, OkBody]:
     pip = load_companion(COMPANIONS / "pip.json")
-    body = _Body()
+    body = OkBody()
     provider = _Streaming(reply, body)
     brain = CompanionBrain(pip, provider, body, BrainConfig(memory_messages=0, warm=False))
     body.brain = brain
@@ -120,7 +105,7 @@ def test_the_embedded_model_streams_clauses_that_make_up_its_reply():
     assert message.startswith(got[0]) and all(clause in message for clause in got)
 
 
-class _TalkedOver(_Body):
+class _TalkedOver(OkBody):
     """The person talks over the first clause: the mic's voice event reaches the brain and the
     body answers that speak ``interrupted``, as the real ones do (docs/protocol.md, barge-in)."""
 

@@ -180,10 +180,7 @@ class MicNode:
             with self._record:
                 self.counts["heard"] += 1
             speech_end_at = self._arrival_of(utt.speech_end_sample)
-            # the voice, not the pre-roll kept before it, decides: a person who starts just after the
-            # robot's echo tail is heard
-            voice_from = min(utt.start_sample + int(self.segmenter.config.pre_roll_s * 16000), utt.speech_end_sample)
-            if self._marks.overlaps(voice_from, utt.end_sample):
+            if self._robot_heard(utt):
                 self._finish(Heard(utt, speech_end_at, dropped="self_voice"))
                 continue
             try:
@@ -193,12 +190,17 @@ class MicNode:
                             seconds=round(utt.seconds, 2), waiting=self._work.qsize())
                 self._finish(Heard(utt, speech_end_at, dropped="busy"))
 
+    def _robot_heard(self, utt: Utterance) -> bool:
+        """Whether the robot was speaking while this utterance's voice was heard. The voice, not
+        the pre-roll kept before it, decides: a person who starts just after the echo tail is heard."""
+        voice_from = min(utt.start_sample + int(self.segmenter.config.pre_roll_s * 16000), utt.speech_end_sample)
+        return self._marks.overlaps(voice_from, utt.end_sample)
+
     def _guess(self, utt: Utterance) -> None:
         """A pause: the recognizer may start on the words so far. If the turn then ends with the
         same words, their text is ready ~0.2 s sooner; if the person goes on, the guess is
         dropped. Never queued over real work, never for the robot's own voice."""
-        voice_from = min(utt.start_sample + int(self.segmenter.config.pre_roll_s * 16000), utt.speech_end_sample)
-        if self.gate.active() or self._marks.overlaps(voice_from, utt.end_sample) or not self._work.empty():
+        if self.gate.active() or self._robot_heard(utt) or not self._work.empty():
             return
         try:
             self._work.put_nowait((utt, None))
