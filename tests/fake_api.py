@@ -135,15 +135,9 @@ class FakeApi:
         self.server.server_close()
 
 
-@pytest.fixture(scope="module")
-def server() -> "Iterator[FakeApi]":
-    """One loopback server per test module; ``api`` hands it to each test emptied."""
+@pytest.fixture
+def api() -> "Iterator[FakeApi]":
+    """A fresh loopback server per test: a request a previous test left in flight (a timeout, a
+    cancelled stream, a retry) reaches that test's server, never this one's ``requests``."""
     with FakeApi() as fake:
         yield fake
-
-
-@pytest.fixture
-def api(server: FakeApi) -> FakeApi:
-    server.replies.clear()
-    server.requests.clear()
-    return server

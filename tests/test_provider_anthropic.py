@@ -12,7 +12,7 @@ from edge.providers.events import (Metadata, PartialContentDelta, PartialToolCal
                                    ToolCallEnded, ToolCallStarted, collect)
 from edge.providers.factory import make_provider
 from fake_api import Reply, named_sse
-from fake_api import api, server  # noqa: F401  (fixtures)
+from fake_api import api  # noqa: F401  (fixture)
 
 MOVE = Tool("move", "Move the robot. Slowly.", {"type": "object", "properties": {"direction": {
     "type": "string", "enum": ["left", "right"]}}, "required": ["direction"]})

@@ -22,7 +22,7 @@ from edge.providers.openai_api import OpenAIProvider
 from edge.providers.resilience import FallbackChain, Retrying, RetryPolicy
 from edge.providers.scripted import ScriptedProvider
 from fake_api import FakeApi, Reply, sse
-from fake_api import api, server  # noqa: F401  (fixtures)
+from fake_api import api  # noqa: F401  (fixture)
 
 
 @pytest.fixture(autouse=True)

@@ -14,7 +14,7 @@ from edge.providers.events import (Metadata, PartialContentDelta, PartialToolCal
 from edge.providers.factory import make_provider
 from edge.providers.gemini_api import GeminiProvider
 from fake_api import Reply, sse
-from fake_api import api, server  # noqa: F401  (fixtures)
+from fake_api import api  # noqa: F401  (fixture)
 from test_gemini_schema import SCHEMA_KEYS, schema_keys
 
 MOVE = Tool("move", "Move the robot.", {"type": "object", "properties": {

@@ -14,7 +14,7 @@ from edge.providers.factory import make_provider
 from edge.providers.openai_api import OpenAIProvider
 from edge.providers.openai_errors import reset_seconds
 from fake_api import FakeApi, Reply, sse
-from fake_api import api, server  # noqa: F401  (fixtures)
+from fake_api import api  # noqa: F401  (fixture)
 
 WAVE = Tool("wave", "Wave a hand.", {"type": "object", "properties": {"hand": {"enum": ["left", "right"]}}})
 LOOK = Tool("look", "Turn the head.", {"type": "object", "properties": {"direction": {"type": "string"}},
