@@ -249,6 +249,7 @@ def _load_cases(path: str | None) -> list[Case]:
     if spec is None or spec.loader is None:
         raise SystemExit(f"--cases {path}: not a Python file")
     module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module   # a case file may define dataclasses, which look their module up
     spec.loader.exec_module(module)
     return list(module.cases())
 
@@ -269,6 +270,8 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     if args.only:
         wanted = set(args.only.split(","))
         selected = [c for c in selected if c.name in wanted or c.companion in wanted]
+    if not selected:
+        raise SystemExit(f"no cases to run: --only {args.only!r} names no case or companion")
     seeds = [int(s) for s in args.seeds.split(",")]
     specs = args.models.split(";") if args.models else installed_models()
     if not specs:
