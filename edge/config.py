@@ -24,7 +24,7 @@ from edge.config_error import ConfigError  # noqa: F401  (re-exported)
 from edge.config_fields import read_section, setting
 from edge.paths import COMPANIONS_DIR, DEFAULT_COMPANION  # noqa: F401  (re-exported)
 from edge.perception.camera_cli import bounded, size_arg
-from edge.perception.mic_cli import barge_in_arg, silence_arg, vad_arg
+from edge.perception.mic_cli import barge_in_arg, follow_up_arg, silence_arg, vad_arg, wake_word_arg
 
 # A node's id names its retained ``status/<id>`` and its MQTT client id (``<id>@<namespace>``), so it
 # must be the same on every start: a random one would leave a new retained topic per restart
@@ -128,6 +128,12 @@ class MicSection:
     barge_in: str | None = setting(kind=(str, int, float), flag="--barge-in", parse=barge_in_arg, metavar="DB|off",
                                    help="a person talking over the robot stops its speech when their voice is DB "
                                         "louder than the robot's own at this microphone (default 9); off: never")
+    wake_word: str | None = setting(flag="--wake-word", parse=wake_word_arg, metavar="NAME|off",
+                                    help="publish only what follows this wake word (hey_jarvis, okay_nabu, alexa, "
+                                         "hey_mycroft, or a microWakeWord .json) or a follow-up; default off")
+    follow_up: float | None = setting(kind=(int, float), flag="--follow-up", parse=follow_up_arg, metavar="S",
+                                      help="with a wake word: seconds after the robot spoke or the last request in "
+                                           "which no wake word is needed (default 5)")
     companion_id: str | None = setting(flag="--companion-id", help="address perceptions to this companion "
                                                                    "(default: all)")
     quiet: bool = setting(False, kind=bool, flag=("-q", "--quiet"),

@@ -1,4 +1,4 @@
-"""``companion run mic`` options beside ``--stt``: the VAD, the end-of-turn silence, barge-in.
+"""``companion run mic`` options beside ``--stt``: the VAD, the end-of-turn silence, barge-in, the wake word.
 
 Nothing heavy is imported here (every ``companion`` command builds the parser); each value
 is checked by argparse, so a bad one stops the command with exit status 2 and a sentence
@@ -12,6 +12,7 @@ import argparse
 from typing import Any
 
 _VADS = ("auto", "silero", "energy", "webrtc")
+WAKE_WORDS = ("hey_jarvis", "okay_nabu", "alexa", "hey_mycroft")   # the models inside pymicro-wakeword's wheel
 
 
 def vad_arg(text: str) -> str:
@@ -47,6 +48,29 @@ def barge_in_arg(text: str) -> str:
     return f"{value:g}"
 
 
+def wake_word_arg(text: str) -> str:
+    """``off``, a built-in wake word (``hey_jarvis``; "Hey Jarvis" and ``hey-jarvis`` too), or the path of
+    a microWakeWord manifest (``.json``) for a model trained elsewhere."""
+    if text.strip().lower().endswith(".json"):
+        return text.strip()
+    word = "_".join(text.strip().lower().replace("-", " ").replace("_", " ").split())
+    if word == "off" or word in WAKE_WORDS:
+        return word
+    raise argparse.ArgumentTypeError(f"{text!r} is not a wake word: use off, {', '.join(WAKE_WORDS)}, "
+                                     "or a microWakeWord model's .json")
+
+
+def follow_up_arg(text: str) -> float:
+    """Seconds after the robot spoke (or after the last request) when no wake word is needed."""
+    try:
+        value = float(text)
+    except ValueError:
+        value = -1.0
+    if not 0 <= value <= 120:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a follow-up time: seconds from 0 to 120 (e.g. 5)")
+    return value
+
+
 def mic_settings(args: Any) -> dict[str, Any]:
     """run_mic's keyword arguments from the ``[mic]`` section or parsed options (absent ones keep the defaults)."""
     settings: dict[str, Any] = {"recognizer": getattr(args, "stt", None) or None,
@@ -58,4 +82,8 @@ def mic_settings(args: Any) -> dict[str, Any]:
     if barge_in is not None:
         from edge.perception.barge_in import BargeInConfig
         settings["barge_in"] = None if barge_in == "off" else BargeInConfig(margin_db=float(barge_in))
+    wake = getattr(args, "wake_word", None)
+    settings["wake_word"] = None if wake in (None, "off") else wake
+    if getattr(args, "follow_up", None) is not None:
+        settings["follow_up_s"] = float(args.follow_up)
     return settings

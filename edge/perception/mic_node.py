@@ -14,7 +14,8 @@ before it costs any recognition.
 The retained ``status/<node-id>`` carries ``mic``: ``opening``, ``listening``,
 ``reopening`` (with ``reason``, ``attempt``, ``retry_in_s``), ``ended`` (a WAV played
 out), ``stopped`` or ``failed`` (with ``reason``); and ``source``, ``recognizer``,
-``heard``, ``published``, ``self_voice_dropped``.
+``heard``, ``published``, ``self_voice_dropped``; with a wake word (edge/perception/wake_word.py)
+also ``wake_word``, ``wake_words`` (times heard) and ``no_wake_word`` (utterances it dropped).
 
 On stdout ``run_mic`` prints a line on start (source, recognizer, VAD and end-of-turn
 silence) and one per utterance (text, confidence, timings), unless ``quiet`` (``-q``).
@@ -43,6 +44,7 @@ from edge.perception.self_voice import SelfVoiceGate
 from edge.perception.stt import Recognizer, RecognizerError, Transcript, choose_recognizer
 from edge.perception.vad import Segmenter, SegmenterConfig, Utterance, choose_vad
 from edge.perception.vad_silero import VadError
+from edge.perception.wake_word import WakeGate, WakeWordError, wake_gate
 from edge.protocol.payloads import Action, ActionResult, Perception, VoiceActivity
 from edge.runtime.node import Node, NodeError
 from edge.runtime.transport import Transport
@@ -69,7 +71,8 @@ class Heard:
     speech_end_at: float                 # wall time the block with the last speech sample arrived
     transcript: Transcript | None = None
     perception: Perception | None = None
-    dropped: str | None = None           # self_voice | empty | low_confidence | busy | error
+    dropped: str | None = None           # self_voice | no_wake_word | wake_word_only | empty | low_confidence
+                                         # | busy | error
     published_at: float | None = None
     early: bool = False                  # its text was recognized at a pause, before the turn ended
 
@@ -103,7 +106,7 @@ class MicNode:
                  options: MicOptions | None = None, *, gate: SelfVoiceGate | None = None,
                  segmenter: Segmenter | None = None, on_heard: Callable[[Heard], None] | None = None,
                  on_status: Callable[..., None] | None = None, barge_in: BargeIn | None = None,
-                 failures: FailureSink | None = None):
+                 failures: FailureSink | None = None, wake: WakeGate | None = None):
         self.bus = bus
         self.failures = failures or bus   # the Node (which also refreshes the status) or the transport
         self.source = source
@@ -114,6 +117,7 @@ class MicNode:
         self.on_heard = on_heard
         self.on_status = on_status or (lambda state, **details: None)
         self.barge_in = barge_in   # its detector must see the segmenter's VAD (BargeIn.wrap)
+        self.wake = wake           # None: every utterance is for the robot
         self.heard: list[Heard] = []
         self.counts = collections.Counter[str]()
         self._marks = _Marks()
@@ -142,7 +146,10 @@ class MicNode:
                 if block.fresh:  # the device was reopened: what came before has ended
                     self._segments(self.segmenter.flush())
                 self._arrivals.append((block.end_sample, block.captured_at))
-                if self.gate.active():
+                talking = self.gate.active()
+                if self.wake is not None:   # before the segmenter: a wake word ending an utterance counts
+                    self.wake.feed(block.samples, block.start_sample, fresh=block.fresh, robot=talking)
+                if talking:
                     self._marks.add(block.start_sample, block.end_sample)
                 self._segments(self.segmenter.feed(block.samples))
                 if self.barge_in is not None:
@@ -162,8 +169,10 @@ class MicNode:
                     pass
 
     def progress(self) -> dict[str, int]:
+        wake = {} if self.wake is None else {"wake_words": self.wake.detections,
+                                             "no_wake_word": self.counts["no_wake_word"]}
         return {"heard": self.counts["heard"], "published": self.counts["published"],
-                "self_voice_dropped": self.counts["self_voice"], "barge_in": self.counts["barge_in"]}
+                "self_voice_dropped": self.counts["self_voice"], "barge_in": self.counts["barge_in"], **wake}
 
     def _taken_over(self, onset: Onset | None) -> None:
         """A person talked over the robot: their utterance begins at the onset and is theirs."""
@@ -183,6 +192,9 @@ class MicNode:
             if self._robot_heard(utt):
                 self._finish(Heard(utt, speech_end_at, dropped="self_voice"))
                 continue
+            if self.wake is not None and not self.wake.admit(utt):
+                self._finish(Heard(utt, speech_end_at, dropped="no_wake_word"))
+                continue
             try:
                 self._work.put_nowait((utt, speech_end_at))
             except queue.Full:
@@ -200,7 +212,8 @@ class MicNode:
         """A pause: the recognizer may start on the words so far. If the turn then ends with the
         same words, their text is ready ~0.2 s sooner; if the person goes on, the guess is
         dropped. Never queued over real work, never for the robot's own voice."""
-        if self.gate.active() or self._robot_heard(utt) or not self._work.empty():
+        if self.gate.active() or self._robot_heard(utt) or not self._work.empty() or \
+                (self.wake is not None and not self.wake.wanted(utt)):
             return
         try:
             self._work.put_nowait((utt, None))
@@ -244,9 +257,10 @@ class MicNode:
     def _publish(self, heard: Heard) -> None:
         transcript = heard.transcript
         assert transcript is not None
-        text = transcript.text.strip()
+        said = transcript.text.strip()
+        text = self.wake.strip(heard.utterance, said) if self.wake is not None else said   # the request follows it
         if not text:
-            heard.dropped = "empty"
+            heard.dropped = "wake_word_only" if said else "empty"
         elif transcript.confidence < self.options.min_confidence:
             heard.dropped = "low_confidence"
         if heard.dropped:
@@ -266,7 +280,8 @@ class MicNode:
             self.heard.append(heard)
             del self.heard[:-256]
         t = heard.transcript
-        log.info("mic.heard", outcome=key, text=t.text if t else None, via=t.via if t else None,
+        (log.debug if key == "no_wake_word" else log.info)(   # not for us: no news
+                 "mic.heard", outcome=key, text=t.text if t else None, via=t.via if t else None,
                  confidence=round(t.confidence, 2) if t else None, seconds=round(heard.utterance.seconds, 2),
                  rtf=round(t.real_time_factor or 0.0, 3) if t else None)
         if self.on_heard is not None:
@@ -303,7 +318,7 @@ def run_mic(source: str | int | SourceLike | None, broker: BrokerAddress | str =
             speed: float = 1.0, duration_s: float | None = None, refresh_devices: bool = True,
             stop: threading.Event | None = None, on_heard: Callable[[Heard], None] | None = None,
             bus_timeout_s: float = 30.0, quiet: bool = False, narrator: Narrator | None = None,
-            barge_in: BargeInConfig | None = BargeInConfig(),
+            barge_in: BargeInConfig | None = BargeInConfig(), wake_word: str | None = None, follow_up_s: float = 5.0,
             transport: Transport | None = None) -> int:
     """``companion run mic --source SRC``: run until a WAV source ends, or SIGINT/SIGTERM (or ``stop``).
 
@@ -315,6 +330,8 @@ def run_mic(source: str | int | SourceLike | None, broker: BrokerAddress | str =
     (the reason is printed and left in the retained status). ``transport`` replaces the MQTT
     bus (tests: ``edge.runtime.local``). ``source`` may also be an ``AudioSource`` object (a
     bench's room). ``barge_in`` None never tells the body to stop talking (docs/microphone.md).
+    ``wake_word`` (``hey_jarvis`` ...) publishes only what follows it, or comes within ``follow_up_s``
+    of the robot speaking or the last request (edge/perception/wake_word.py); None: everything.
     """
     options = options or MicOptions(to=companion_id or "all")
     label = source.name if isinstance(source, SourceLike) else source
@@ -351,10 +368,11 @@ def run_mic(source: str | int | SourceLike | None, broker: BrokerAddress | str =
             barge = None if barge_in is None else BargeIn(gate, talked_over, barge_in)
             seg = Segmenter(classifier if barge is None else barge.wrap(classifier), segmenter or SegmenterConfig())
             node.board.fields["vad"] = classifier.name
+            wake = None if wake_word is None else wake_gate(wake_word, follow_up_s, engine, say.line)
             audio = source if isinstance(source, SourceLike) else open_source(
                 source, speed=speed, duration_s=duration_s, on_status=_both(source_state, say.state),
                 refresh_devices=refresh_devices)
-        except (RecognizerError, SourceError, VadError, ValueError) as exc:
+        except (RecognizerError, SourceError, VadError, WakeWordError, ValueError) as exc:
             raise NodeError(str(exc)) from exc
         if notes:
             node.board.fields["fallback"] = "; ".join(notes)
@@ -362,9 +380,12 @@ def run_mic(source: str | int | SourceLike | None, broker: BrokerAddress | str =
             log.warning("mic.fallback", reason=note)
             say.line(f"note: {note}")
         say.line(start_line(audio.name, engine, seg))
+        if wake is not None:
+            node.board.fields["wake_word"] = wake.detector.name
+            say.line(wake.start_line())
         loop = MicNode(node.transport, audio, engine, options, gate=gate, segmenter=seg,
                        on_heard=_both(on_heard, heard_printer(say)), on_status=node.status, barge_in=barge,
-                       failures=node)
+                       failures=node, wake=wake)
         node.status("listening" if audio.name.startswith("wav:") else "opening", **loop.progress())
         loop.run(stop)
         node.status("stopped" if stop.is_set() else "ended", **loop.progress())
@@ -393,7 +414,7 @@ def heard_printer(say: Narrator) -> Callable[[Heard], None]:
         speech = f"{h.utterance.speech_seconds:.1f} s of speech"
         if h.perception is not None and t is not None:
             lag = h.published_at - h.speech_end_at if h.published_at is not None else None
-            say.line(f"heard {t.text.strip()!r} · confidence {t.confidence:.2f} · {speech} · "
+            say.line(f"heard {h.perception.body!r} · confidence {t.confidence:.2f} · {speech} · "
                      f"end of speech -> published {seconds(lag)} (recognition {seconds(t.seconds)}, {t.engine})")
         else:
             text = f" {t.text.strip()!r}" if t is not None and t.text.strip() else ""
