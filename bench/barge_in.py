@@ -65,7 +65,8 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
     from edge.broker import LocalBroker
     from edge.bus import Bus
     from edge.paths import COMPANIONS_DIR
-    from edge.perception.mic_node import Heard, run_mic
+    from edge.perception.mic_node import Heard
+    from edge.perception.mic_run import run_mic
     from edge.perception.stt import choose_recognizer
     from edge.protocol.companion import load_companion
     from edge.protocol.payloads import Action, ActionResult, Perception, VoiceActivity

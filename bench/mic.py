@@ -51,7 +51,8 @@ sys.path.insert(0, str(REPO / "tests"))   # the tests' real recordings (tests/re
 from edge.broker import LocalBroker  # noqa: E402
 from edge.bus import Bus  # noqa: E402
 from edge.paths import COMPANIONS_DIR  # noqa: E402
-from edge.perception.mic_node import Heard, run_mic  # noqa: E402
+from edge.perception.mic_node import Heard
+from edge.perception.mic_run import run_mic  # noqa: E402
 from edge.perception.phrases import normalize_text, word_errors  # noqa: E402
 from edge.perception.resample import resample  # noqa: E402
 from edge.perception.stt import PocketsphinxRecognizer, Recognizer, RecognizerError, make_recognizer  # noqa: E402

@@ -79,7 +79,8 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
     from edge.bus import Bus
     from edge.config import Settings
     from edge.paths import COMPANIONS_DIR
-    from edge.perception.mic_node import Heard, run_mic
+    from edge.perception.mic_node import Heard
+    from edge.perception.mic_run import run_mic
     from edge.perception.stt import choose_recognizer
     from edge.protocol.companion import load_companion
     from edge.protocol.payloads import Action, Perception

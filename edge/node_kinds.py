@@ -158,14 +158,14 @@ def mic(stack: "Stack") -> NodeThread:
     if section.source is None:
         raise ConfigError("mic: a source is required: --source SRC or [mic] source (an input device "
                           "name/index, or a WAV file)")
-    from edge.perception import mic_node
+    from edge.perception import mic_run
     from edge.perception.mic_cli import mic_settings
 
     def run(stop: threading.Event, ready: threading.Event) -> int:
         ready.set()
-        return mic_node.run_mic(section.source, s.broker, s.namespace, section.companion_id,
-                                companions=stack.companions, node_id=section.node_id, stop=stop,
-                                **mic_settings(section))
+        return mic_run.run_mic(section.source, s.broker, s.namespace, section.companion_id,
+                               companions=stack.companions, node_id=section.node_id, stop=stop,
+                               **mic_settings(section))
     return NodeThread("mic", run)
 
 

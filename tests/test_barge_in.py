@@ -18,7 +18,8 @@ from body_drivers.sim import SimBody
 from body_drivers.speech.speaker import Speaker
 from edge.bus import Bus
 from edge.paths import COMPANIONS_DIR
-from edge.perception.mic_node import Heard, run_mic
+from edge.perception.mic_node import Heard
+from edge.perception.mic_run import run_mic
 from edge.perception.self_voice import SelfVoiceGate
 from edge.protocol.companion import load_companion
 from edge.protocol.payloads import Action, ActionResult, Perception, VoiceActivity

@@ -17,7 +17,8 @@ from edge.bus import Bus
 from edge.paths import COMPANIONS_DIR
 from edge.perception.audio_devices import describe_inputs, list_audio_devices
 from edge.perception.audio_source import AudioBlock, Backoff, SoundDeviceSource, SourceError, WavSource, read_wav
-from edge.perception.mic_node import Heard, MicNode, MicOptions, default_node_id, run_mic
+from edge.perception.mic_node import Heard, MicNode, MicOptions, default_node_id
+from edge.perception.mic_run import run_mic
 from edge.perception.resample import Resampler, resample
 from edge.perception.self_voice import SelfVoiceGate
 from edge.perception.stt import PocketsphinxRecognizer, Transcript

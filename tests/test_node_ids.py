@@ -111,7 +111,7 @@ def test_two_bodies_with_one_id_are_told_to_use_node_id(broker):
 
 @pytest.mark.parametrize("node, module, function, extra", [
     ("camera", "edge.perception.camera_node", "run_camera", ["--source", "0"]),
-    ("mic", "edge.perception.mic_node", "run_mic", ["--source", "hello.wav"]),
+    ("mic", "edge.perception.mic_run", "run_mic", ["--source", "hello.wav"]),
     ("gateway", "edge.services.gateway", "serve", []),
     ("mcp", "edge.services.mcp_server", "serve", []),
 ])

