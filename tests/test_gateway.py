@@ -95,8 +95,8 @@ class Tap:
         raise AssertionError(f"perception {perception_id} never reached {topic}")
 
     def close(self):
+        self.client.disconnect()   # first: the network thread then ends at once, not after its 1 s select
         self.client.loop_stop()
-        self.client.disconnect()
 
 
 @pytest.fixture
