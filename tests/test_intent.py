@@ -54,6 +54,22 @@ def test_a_word_only_one_action_uses_tells_look_from_move(companion, said, actio
     assert CommandSense(file, prompt.offered_tools(file, "input", False)).asks_for(said) == [action]
 
 
+@pytest.mark.parametrize("companion, said, action", [("pip", "Glance up", "look"), ("pip", "Peer down there", "look"),
+                                                     ("pochi", "Peek right, boy", "look"),
+                                                     ("pip", "Shuffle over to the left a bit", "move"),
+                                                     ("azabu-mai", "ちょっと右を向いてくれる？", "look")])
+def test_a_verb_of_looking_or_going_decides_between_look_and_move(companion, said, action):
+    """Neither "peek" nor "shuffle" is in a template; the kind of verb says eyes or wheels."""
+    file = load_companion(COMPANIONS / f"{companion}.json")
+    assert CommandSense(file, prompt.offered_tools(file, "input", False)).asks_for(said) == [action]
+
+
+@pytest.mark.parametrize("said", ["See you tomorrow, Pip!", "Did you see the game last night?", "I love your eyes."])
+def test_seeing_words_in_talk_ask_for_nothing(said):
+    file = load_companion(COMPANIONS / "pip.json")
+    assert CommandSense(file, prompt.offered_tools(file, "input", False)).asks_for(said) == []
+
+
 @pytest.mark.parametrize("said", ["Don't bark!", "Stop barking, Pochi.", "No, not now.", "吠えないで"])
 def test_a_sentence_that_says_no_never_asks_for_the_action_it_names(sense, said):
     assert sense.says_no(said) and sense.asks_for(said) == []

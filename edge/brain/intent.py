@@ -27,7 +27,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from edge.brain.slots import asks_to_go, points_somewhere, takes_distance
+from edge.brain.slots import asks_to_go, asks_to_see, points_somewhere, takes_distance
 from edge.brain.small_talk import TALK
 from edge.brain.prompt import EXAMPLES_KEY
 from edge.protocol.companion import Companion
@@ -94,6 +94,7 @@ class CommandSense:
         self._words = _own_words(template_words(companion.source), self._names)
         self._vocative = _vocative(companion)
         self._movers = {t.name for t in tools if t.name in self._names and takes_distance(t)}
+        self._lookers = {t.name for t in tools if t.name in self._names and points_somewhere(t)} - self._movers
 
     def read(self, text: str) -> Reading:
         """The sentence embedded once and compared with both banks."""
@@ -109,6 +110,8 @@ class CommandSense:
                   if words & latin or any(piece in text for piece in pieces)}
         if asks_to_go(text):   # going somewhere: only the actions that take a distance, if any were named
             worded = (worded & self._movers) or set(self._movers)
+        elif asks_to_see(text):   # turning the eyes: only the actions that point without going
+            worded = (worded & self._lookers) or set(self._lookers)
         question = _QUESTION.search(text.strip()) is not None and _REQUEST.search(text) is None
         return Reading(ranked=ranked, talk=scores[-1], says_no=no, worded=worded, question=question)
 

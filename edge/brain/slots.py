@@ -214,6 +214,17 @@ def asks_to_go(text: str) -> bool:
     return amount(text) is not None or _MOTION.search(text) is not None
 
 
+# Verbs of turning the eyes, not the body: "peek to your left" is a look, whatever an embedding
+# makes of "peek". Not "see" or "watch": "see you tomorrow" and "watch this" point nowhere.
+_SEEING = re.compile(r"\b(?:peek|glance|peer|gaze|stare)\w*|\b(?:have|take) a (?:quick )?(?:look|peek|glance)\b"
+                     r"|向いて|むいて|覗|のぞ|見上げ|見下ろ", re.IGNORECASE)
+
+
+def asks_to_see(text: str) -> bool:
+    """The sentence names a way of looking ("peek", "glance", "向いて") and no going."""
+    return _SEEING.search(text) is not None and not asks_to_go(text)
+
+
 def settled(tool: Tool, text: str) -> dict[str, Any]:
     """The parameters of ``tool`` that ``text`` settles, by name. A parameter with described
     directions that the sentence does not name is set to its middle (0) when any other one is
