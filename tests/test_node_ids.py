@@ -28,17 +28,34 @@ from edge.protocol.payloads import Action
 ROOT = Path(__file__).resolve().parent.parent
 
 
-def _retained_status(broker, settle_s: float = 1.0) -> dict[str, dict]:
-    """Every retained status/# on the broker: topic -> payload."""
+def _retained_status(broker) -> dict[str, dict]:
+    """Every retained status/# on the broker: topic -> payload, with no settling time. mosquitto
+    queues the retained messages for a subscriber when it accepts the subscription, ahead of
+    anything published later; so once a marker we publish after the SUBACK comes back (QoS 1,
+    on a topic of our own that no node reads), every retained status has arrived before it."""
     seen: dict[str, dict] = {}
-    client = mqtt.Client(CallbackAPIVersion.VERSION2, client_id=f"tap-{os.getpid()}-{time.monotonic_ns()}")
-    client.on_connect = lambda c, *_: c.subscribe("status/#", qos=1)
-    client.on_message = lambda c, u, msg: seen.__setitem__(msg.topic, json.loads(msg.payload)) if msg.retain else None
+    marker = f"test/tap-{os.getpid()}-{time.monotonic_ns()}"
+    back, subscribed = threading.Event(), threading.Event()
+
+    def on_message(client, userdata, msg) -> None:
+        if msg.topic == marker:
+            back.set()
+        elif msg.retain:
+            seen[msg.topic] = json.loads(msg.payload)
+
+    client = mqtt.Client(CallbackAPIVersion.VERSION2, client_id=marker.replace("/", "-"))
+    client.on_connect = lambda c, *_: c.subscribe([("status/#", 1), (marker, 1)])
+    client.on_subscribe = lambda *_: subscribed.set()
+    client.on_message = on_message
     client.connect(broker.address.host, broker.address.port)
     client.loop_start()
-    time.sleep(settle_s)
-    client.loop_stop()
-    client.disconnect()
+    try:
+        assert subscribed.wait(10), "no SUBACK for status/#"
+        client.publish(marker, b"marker", qos=1)
+        assert back.wait(10), "our own marker never came back"
+    finally:
+        client.disconnect()   # before loop_stop: the network thread then ends at once
+        client.loop_stop()
     return seen
 
 
@@ -74,12 +91,27 @@ class Node:
 
 
 def _wait_for_status(broker, topic: str, state: str, timeout: float = 20.0) -> dict[str, dict]:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        status = _retained_status(broker, settle_s=0.5)
-        if status.get(topic, {}).get("state") == state:
-            return status
-    raise AssertionError(f"no retained {state} on {topic}: {status}")
+    """Waits for ``state`` on ``topic`` as it is published (a subscriber is woken by it, no
+    polling), then returns what a newcomer is shown: every retained status."""
+    arrived = threading.Event()
+
+    def on_message(client, userdata, msg) -> None:
+        if json.loads(msg.payload).get("state") == state:
+            arrived.set()
+
+    client = mqtt.Client(CallbackAPIVersion.VERSION2, client_id=f"wait-{os.getpid()}-{time.monotonic_ns()}")
+    client.on_connect = lambda c, *_: c.subscribe(topic, qos=1)
+    client.on_message = on_message
+    client.connect(broker.address.host, broker.address.port)
+    client.loop_start()
+    try:
+        got = arrived.wait(timeout)
+    finally:
+        client.disconnect()
+        client.loop_stop()
+    status = _retained_status(broker)
+    assert got and status.get(topic, {}).get("state") == state, f"no retained {state} on {topic}: {status}"
+    return status
 
 
 def test_the_body_keeps_one_status_topic_across_restarts(broker):
