@@ -85,7 +85,11 @@ def test_udev_rules_cover_the_common_servo_adapters():
 def test_cloud_init_user_data_passes_the_schema_and_network_config_converts(tmp_path):
     user_data = DEPLOY / "raspberry-pi/user-data"
     result = tool(CLOUD_INIT, "schema", "--config-file", str(user_data))
-    assert result.returncode == 0 and "Valid cloud-config" in result.stdout, result.stdout + result.stderr
+    # The success line changed wording between releases: bookworm's cloud-init 22.4 says
+    # "Valid cloud-config: <file>", trixie's 25.1 (today's Pi OS) says "Valid schema <file>".
+    # Either way it must exit 0 and name our file as valid.
+    valid = re.compile(rf"^Valid (cloud-config:|schema) {re.escape(str(user_data))}$", re.MULTILINE)
+    assert result.returncode == 0 and valid.search(result.stdout), result.stdout + result.stderr
     out = tmp_path / "netplan"
     result = tool(CLOUD_INIT, "devel", "net-convert", "--network-data", str(DEPLOY / "raspberry-pi/network-config"),
                   "--kind", "yaml", "--output-kind", "netplan", "--distro", "debian", "--directory", str(out))
