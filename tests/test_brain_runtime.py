@@ -1,6 +1,8 @@
-"""The execution loop's runtime features on a real broker: slash commands, observations after a
-failed action, the state machine, memory, call timeouts, and companion-to-companion messages
-under the seed's rules on a manual clock."""
+"""The execution loop's runtime features: slash commands, observations after a failed action, the
+state machine, memory, call timeouts, and companion-to-companion messages under the seed's rules
+on a manual clock. The brain and the simulated body are the real nodes; they meet on the
+in-process transport (the same decode-and-validate path as the broker's), since the broker is
+not what these tests are about (tests/test_bus*.py and tests/e2e/ keep it real)."""
 
 from __future__ import annotations
 
@@ -15,11 +17,11 @@ from body_drivers.sim import SimBody, SimConfig
 from edge.brain.clock import ManualClock
 from edge.brain import prompt
 from edge.brain.loop import BrainConfig, CompanionBrain
-from edge.bus import Bus
 from edge.config import COMPANIONS_DIR, DEFAULT_COMPANION
 from edge.protocol.companion import load_companion
 from edge.protocol.payloads import Action, CompanionMessage, Estop, Perception, Reply
 from edge.providers.scripted import ScriptedProvider
+from edge.runtime.local import LocalHub
 
 
 @pytest.fixture
@@ -28,25 +30,31 @@ def pip():
 
 
 @pytest.fixture
-def rig(broker, pip):
+def rig(pip):
+    """(brain factory, the test's client, what the client saw by type, the simulated body); the
+    client's ``hub.settle()`` returns once every message sent so far was handled."""
+    hub = LocalHub()
     sim = SimBody(config=SimConfig(move_speed=10, look_speed=10, gesture_s=0.0))
-    body_bus = Bus("body", "body", broker.address).connect()
+    body_bus = hub.transport("body", "body")
     body = BodyNode(body_bus, sim, [pip]).start()
-    client = Bus("client", "test", broker.address).connect()
+    body_bus.connect()
+    client = hub.transport("client", "test")
     seen: dict[type, queue.Queue] = {t: queue.Queue() for t in (Action, Reply, CompanionMessage)}
     for t, q in seen.items():
         client.subscribe(t, q.put)
+    client.connect()
     made = []
 
     def brain(provider, companion=None, clock=None, peers=None, **config) -> CompanionBrain:
         companion = companion or pip
-        bus = Bus(f"brain-{companion.id}", "brain", broker.address).connect()
+        bus = hub.transport(f"brain-{companion.id}", "brain")
         events: list = []
         b = CompanionBrain(companion, provider, bus, BrainConfig(**config), lambda k, d: events.append((k, d)),
-                           clock=clock, peers=peers).start()
+                           clock=clock, peers=peers)
+        b.node.start()   # handlers were registered when it was built; subscribed once connected
+        b.start()
         b.events = events
         made.append((b, bus))
-        time.sleep(0.2)
         return b
 
     yield brain, client, seen, sim
@@ -63,6 +71,13 @@ def wait(pred, timeout=10.0):
     while not pred():
         assert time.time() < deadline, "timed out"
         time.sleep(0.02)
+
+
+def settled(hub: LocalHub, *brains: CompanionBrain, timeout: float = 20.0) -> None:
+    """Wait until no message is on its way or in a handler and every brain is idle. Checked
+    twice around the brains: a brain that is idle with nothing in flight can start nothing more
+    (time moves only when the test advances the manual clock)."""
+    wait(lambda: hub.settle(0) and all(b.idle() for b in brains) and hub.settle(0), timeout=timeout)
 
 
 def drain(q: queue.Queue) -> list:
@@ -154,12 +169,10 @@ def test_two_companions_converse_under_the_seed_rules(rig, pip):
     client.publish(Perception(title="input", body="Say hi to Mai", to=pip.id))
     quiet = 0
     while quiet < 3:
-        wait(lambda: a.idle() and b.idle(), timeout=20)
-        time.sleep(0.3)
+        settled(client.hub, a, b)
         before = len(a.messaging.sent) + len(b.messaging.sent)
-        clock.advance(10.0)
-        time.sleep(0.3)
-        wait(lambda: a.idle() and b.idle(), timeout=20)
+        clock.advance(10.0)   # due sends go out inside advance()
+        settled(client.hub, a, b)
         quiet = quiet + 1 if len(a.messaging.sent) + len(b.messaging.sent) == before else 0
     wire = drain(seen[CompanionMessage])
     assert 2 <= len(wire) <= 15
@@ -184,7 +197,7 @@ def test_messages_for_others_and_own_messages_are_not_handled(rig, pip):
     client.publish(CompanionMessage(sender=pip.id, to="all", message="my own echo"))
     client.publish(CompanionMessage(sender="someone", to="all", message="hello everyone"))
     wait(lambda: b.handled == 1)
-    time.sleep(0.3)
+    settled(client.hub, b)   # the two before it were dropped on arrival, none is left on its way
     assert len(provider.calls) == 1 and "hello everyone" in provider.calls[0][0]
 
 
