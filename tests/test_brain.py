@@ -75,7 +75,7 @@ def test_perception_to_action_to_result(world, pip):
     # one system text for every perception (so it stays in the model's prompt cache): every rule
     assert all(e.condition in context.system for e in pip.events)
     assert {t.name for t in context.described} == {a.title for a in pip.actions}   # every action described
-    assert {t.name for t in context.tools} == {a.title for a in pip.actions} - {"look", "move"}  # talk: no motion
+    assert {t.name for t in context.tools} == {"speak"}   # talk is answered in words: no motion, no expression
     # the file's worked examples come as earlier turns, the perception last
     assert [m.role for m in context.history[:2]] == ["user", "assistant"]
 

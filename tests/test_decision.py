@@ -9,7 +9,8 @@ from jsonschema import Draft202012Validator
 
 from edge.providers.base import Tool
 from edge.providers.decision import (DEFAULT_MAX_STRING, as_words, decision_budget, decision_prompt,
-                                     decision_schema, grammar_schema, parse_decision, parse_reply, speech_of)
+                                     decision_schema, grammar_schema, parse_decision, parse_reply, speech_grammar, speech_of,
+                                     words_schema)
 
 SPEAK = Tool("speak", "Say something out loud. Uses the speaker.", {
     "title": "speak", "description": "speech", "type": "object",
@@ -209,3 +210,20 @@ def test_a_long_unparsable_reply_is_quoted_truncated():
     raw = "blah " * 500
     error = parse_decision(raw, TOOLS).errors[0]
     assert len(error) < 400 and "(2500 chars)" in error
+
+
+def test_where_words_may_be_the_reply_speech_comes_only_as_words():
+    """The JSON side of the grammar leaves speech out: a spoken line always goes through the
+    words rule (which starts a Japanese companion's words in Japanese)."""
+    speech = speech_of(TOOLS)
+    assert speech is not None
+    schema = words_schema(TOOLS, speech, allow_none=True)
+    actions = {b["properties"]["action"]["const"] for b in schema["anyOf"]}
+    assert actions == {"wag", "none"}
+    assert words_schema([SPEAK], speech, allow_none=False) is None      # a person spoke, only words offered
+    only_words = speech_grammar(None, speech, {})
+    assert "start: words\n" in only_words and "%json" not in only_words
+    both = speech_grammar(schema, speech, {})
+    assert "start: decision | words" in both and '"speak"' not in both
+    with pytest.raises(ValueError):
+        speech_grammar(None, None, {})

@@ -121,8 +121,12 @@ def test_a_person_on_the_left_of_a_real_frame_is_looked_at_on_the_left(stage, mo
 
 @pytest.mark.parametrize("name, greeting", [("pip", "Hi there! Who are you?"),
                                             ("nikoni-rittai-chan", "はじめまして！あなたは誰？"),
+                                            ("nikoni-rittai-chan", "テストで赤点とっちゃった…もう最悪"),
                                             ("pochi", "Hello, nice to meet you!")])
-def test_a_greeting_is_answered_not_echoed(stage, model, name, greeting):
+def test_what_a_person_says_is_answered_not_echoed(stage, model, name, greeting):
+    """A greeting, or someone upset, gets words of the companion's own, in its language (the
+    Japanese companions answered "I'm sorry, but I can't help with that." before speech came
+    only as words)."""
     decide, _ = stage(name, model)
     actions, _ = decide(_said(greeting, "all"))
     spoken = [a.params.get("message", "") for a in actions if a.name == "speak"]
@@ -141,3 +145,16 @@ def test_bark_two_times_barks_twice(stage, model):
     assert [(a.name, a.params) for a in actions] == [("bark", {"times": 2})]
     decisions = [d for k, d in events if k == "decision"]
     assert decisions and decisions[0]["route"] == "sentence"   # a command the file names: no model call
+
+
+def test_a_greeting_with_its_name_is_not_given_back_to_the_person(stage, model):
+    """Pochi answers "Good morning Pochi!" without calling the person Pochi, and a command
+    followed by a question is still carried out."""
+    decide, _ = stage("pochi", model)
+    actions, _ = decide(_said("Good morning Pochi! Did you sleep well?", "all"))
+    spoken = [a.params.get("message", "") for a in actions if a.name == "speak"]
+    assert spoken, [(a.name, a.params) for a in actions]
+    assert not any(re.search(r"(?:^|[,!.]\s*|morning\s*,?\s*)pochi\s*[,!.]", line, re.IGNORECASE) for line in spoken), spoken
+    actions, events = decide(_said("Pochi, look to your right! Who's that at the door?", "all"))
+    looks = [a for a in actions if a.name == "look"]
+    assert looks and looks[0].params["x"] > 0, [(a.name, a.params) for a in actions]

@@ -51,3 +51,12 @@ def test_an_echo_is_asked_again_and_the_answer_said():
         brain.stop(timeout=1)
     assert [a.params["message"] for a in body.actions] == ["Oh no! Rest with me a while."]
     assert "repeats what the person said" in provider.calls[1][0] and heard in provider.calls[1][0]
+
+
+def test_a_reply_that_copies_the_correction_it_read_is_cut_there():
+    from edge.brain.echo import without_instructions
+    told = ("input (text): I failed my test\nYour reply \"x\" was rejected: speak /message: it repeats what the "
+            "person said; answer them in your own words. Decide again, or answer them in a few words of your own.")
+    assert without_instructions("Oh no, that's hard. answer them in your own words.", told) == "Oh no, that's hard."
+    assert without_instructions("Oh no, that's hard. Let's study together!", told) == "Oh no, that's hard. Let's study together!"
+    assert without_instructions("speak /message: it repeats what the person said", told) == ""

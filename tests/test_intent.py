@@ -111,7 +111,7 @@ def test_the_model_is_offered_what_the_sentence_asks_for(pochi):
     assert {t.name for t in offered} == {"speak"}             # words or nothing, no motion
     offered, _, _ = _decide(pochi, "What did you have for breakfast?")
     names = {t.name for t in offered}
-    assert "speak" in names and "wag" in names                 # talk: words or an expression ...
+    assert "speak" in names and "wag" not in names             # talk: words ...
     assert not names & {"look", "move"}                        # ... never a turn or a walk nobody asked for
 
 
@@ -145,3 +145,29 @@ def test_a_person_who_speaks_gets_a_reply_and_the_prompt_stays_the_same(pochi):
     assert talk.answer and command.answer
     assert [t.name for t in talk.described] == [t.name for t in command.described] == [a.title for a in pochi.actions]
     assert [t.name for t in command.tools] == ["give_paw"]
+
+
+def test_a_command_followed_by_a_question_is_still_carried_out(pochi):
+    """The command is read in its own sentence, and its parameters from that sentence only."""
+    offered, acted, routes = _decide(pochi, "Pochi, look to your right! Who's that at the door?")
+    assert offered is None and routes == ["meaning"] and acted[0][0] == "look" and acted[0][1]["x"] > 0
+    offered, acted, routes = _decide(pochi, "Back up a bit Pochi, you're right under my feet.")
+    assert routes == ["meaning"] and acted[0][0] == "move"
+    assert acted[0][1]["y"] < 0 and acted[0][1]["x"] == 0      # back, not to the right
+
+
+@pytest.mark.parametrize("said", ["Stay right where you are, Pochi, I'm wiping the floor.",
+                                  "My neighbour's dog barks all night long, it drives me crazy.",
+                                  "How do you move your head left and right?",
+                                  "I was thinking about the weather, note 3",
+                                  "ポチ、そのまま待っててね"])
+def test_news_questions_and_asking_to_stay_still_are_no_commands(pochi, sense, said):
+    """Talk that names an action or a side is answered in words: nothing moves, barks or wags."""
+    assert sense.asks_for(said) == []
+    offered, acted, routes = _decide(pochi, said)
+    assert acted == [] and routes == ["llm"] and {t.name for t in offered} == {"speak"}
+
+
+def test_a_clause_of_a_sentence_is_not_read_as_a_command_of_its_own(sense):
+    assert sense.read("Pochi, gimme a paw, buddy").wanted == ["give_paw"]
+    assert sense.read("ugh. Long day at work, Pochi. I'm completely exhausted.").wanted == []

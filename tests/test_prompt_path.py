@@ -85,3 +85,17 @@ def test_correction_carries_the_perception_and_the_rejected_reply():
     assert '{"action":"bark","params":{"times":9}}' in text and "maximum of 5" in text
     cut = prompt.correction_text("input (text): hi", "Hello th", ["reply cut off at max_tokens: 'Hello th'"])
     assert "shorter reply" in cut
+
+
+def test_the_companion_tells_its_own_story_in_an_earlier_turn(companions):
+    """Its story as something it said itself, the last turn before the perception: a small model
+    answers "what's your job?" from what it last saw, not from the system text."""
+    pochi = companions["pochi"]
+    turns = prompt.example_turns(pochi)
+    asked = [i for i, m in enumerate(turns) if m.role == "user" and m.content.endswith(prompt.INTRODUCE_EN)]
+    assert len(asked) == 1
+    told = turns[asked[0] + 1].content
+    assert pochi.story in told and '"action":"speak"' in told
+    assert asked[0] == len(turns) - 2                        # the last example turn
+    nikoni = load_companion(ROOT / "companions" / "nikoni-rittai-chan.json")
+    assert any(m.content.endswith(prompt.INTRODUCE_JA) for m in prompt.example_turns(nikoni))

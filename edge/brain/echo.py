@@ -41,3 +41,19 @@ def echoes(reply: str, heard: str) -> bool:
 
 def echo_problem(action: str) -> str:
     return f"{action} /message: it repeats what the person said; answer them in your own words"
+
+
+_RUN = 4   # words in a row taken from our own instructions that make a copy
+
+
+def without_instructions(reply: str, instructions: str) -> str:
+    """``reply`` cut where it starts copying ``instructions`` (the correction text the model just
+    read: "... answer them in your own words." was said aloud after a rejected echo); the whole
+    reply when it copies nothing, "" when it is nothing but the copy."""
+    words = _plain(instructions).split()
+    runs = {" ".join(words[i:i + _RUN]) for i in range(len(words) - _RUN + 1)}
+    pieces = reply.split()
+    for i in range(len(pieces) - _RUN + 1):
+        if _plain(" ".join(pieces[i:i + _RUN])) in runs:
+            return " ".join(pieces[:i]).rstrip(" :;,-")
+    return reply

@@ -85,12 +85,15 @@ class FastPath:
                                {"template": found.template, "pointer": found.pointer})
 
     def by_meaning(self, perception: Perception, tools: list[Tool], started: float,
-                   choose: Chooser | None = None) -> tuple[list[Tool], list[ActionResult] | None]:
+                   choose: Chooser | None = None, command: str | None = None) -> tuple[list[Tool], list[ActionResult] | None]:
         """For the action(s) a command was found to ask for: carried out at once when its words
         settle every parameter (the results), else the actions with what they settle pinned.
-        ``choose`` picks an enum value by meaning when no word names it ("一礼して": bow)."""
-        text = perception.body_text()
-        values = [_chosen(tool, usual(tool, settled(tool, text)), text, choose) for tool in tools]
+        ``choose`` picks an enum value by meaning when no word names it ("一礼して": bow).
+        ``command``: the part of the sentence that asks (its parameters are read there only:
+        "Back up a bit, you're right under my feet" goes back, not right)."""
+        text = command or perception.body_text()
+        whole = perception.body_text()   # an option chosen by meaning reads all that was said
+        values = [_chosen(tool, usual(tool, settled(tool, text)), whole, choose) for tool in tools]
         if len(tools) == 1 and complete(tools[0], values[0]):
             latency = time.perf_counter() - started
             log.info("decision.meaning", companion=self.brain.companion.name, source=perception.id,

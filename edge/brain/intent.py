@@ -26,9 +26,12 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from typing import NamedTuple
 
+from edge.brain.names import vocative
 from edge.brain.slots import asks_to_go, asks_to_see, points_somewhere, takes_distance
 from edge.brain.small_talk import TALK
+from edge.brain.turn import SEND_MESSAGE
 from edge.brain.prompt import EXAMPLES_KEY
 from edge.protocol.companion import Companion
 from edge.providers.base import Tool
@@ -49,6 +52,25 @@ _REQUEST = re.compile(r"\b(can|could|would|will|won'?t) you\b|\bplease\b|\bhow a
 # no is never taken as asking for the action it names (English and Japanese forms).
 _NEGATION = re.compile(r"\b(don'?t|do not|never|stop|quit|no more|not now|no)\b|ないで|やめ|止め|だめ|ダメ|するな|しなくて",
                        re.IGNORECASE)
+# Asking the robot to keep still is asking for no motion ("Stay right where you are", "じっとして"),
+# unless the file itself makes "stay" a trick one of its actions performs.
+_STAY = re.compile(r"\b(?:stay|hold|keep|sit) (?:put|still|there|here|where|right (?:there|here|where))\b|\bfreeze\b"
+                   r"|\bwait (?:here|there|a (?:sec|second|minute|moment))\b|じっと|そのまま|待って|まって", re.IGNORECASE)
+# A question asked with a question word wants an answer, not the action it mentions ("How do you
+# move left and right?", "どうやって動いてるの"), even without a question mark.
+_WH = re.compile(r"^(?:how|why|what|when|where|who|which|whose)\b(?! about)|どうやって|どうして|なぜ|なんで|何で|どんな|どうなって",
+                 re.IGNORECASE)
+# A sentence that tells something about a third party ("My neighbour's dog barks all night") is
+# news, not an order: English sentences opening with their subject, unless they ask "you to".
+_STATEMENT = re.compile(r"^(?:my|our|his|her|their|the|this|that|these|those|it|it'?s|its|there'?s|he|she|they|we|i|i'm|i've)\b"
+                        r"(?!.*\b(?:you to|you'd|let me|let's)\b)", re.IGNORECASE)
+# A part worth reading on its own has a word of three letters or two Japanese characters besides
+# the companion's name and a filler ("Pip.", "ugh", "ねえ" are not commands)
+_WORD = re.compile(r"(?!(?:ugh|hmm|umm|yes|yeah|okay|wow|hey|oh)\b)[A-Za-z]{3,}|(?!ねえ|ねぇ|あの|えっと|うん)[\u3040-\u30ff\u4e00-\u9fff]{2,}",
+                   re.IGNORECASE)
+# Where a sentence of several parts may carry its command: "Pochi, look to your right! Who's that?"
+# (sentences only: a part of a sentence after a comma, such as "note 3", is no command of its own)
+_CLAUSES = re.compile(r"(?<=[.!?。！？…])\s*")
 
 
 @dataclass
@@ -58,7 +80,9 @@ class Reading:
     talk: float = 0.0
     says_no: bool = False
     worded: set[str] = field(default_factory=set)   # actions one of whose own template words was said
-    question: bool = False                         # a question that is not a request
+    question: bool = False                         # a yes/no question that is not a request
+    telling: bool = False                          # a question with a question word, or news: never a command
+    text: str = ""                                 # the part of the sentence read (a command's own clause)
 
     @property
     def margin(self) -> float:
@@ -67,7 +91,7 @@ class Reading:
     @property
     def wanted(self) -> list[str]:
         """The action asked for, or the two it is between; empty for talk."""
-        if self.says_no or not self.ranked:
+        if self.says_no or self.telling or not self.ranked:
             return []
         best = self.ranked[0][1]
         near = [(name, score) for name, score in self.ranked if score >= best - NEAR]
@@ -92,16 +116,31 @@ class CommandSense:
                           for t in tools if t.name in self._names]
         self._talk = list(dict.fromkeys([*TALK, *talk]))
         self._words = _own_words(template_words(companion.source), self._names)
-        self._vocative = _vocative(companion)
+        self._vocative = vocative(companion)
+        # "stay" asks for stillness unless one of this companion's own commands is said with it
+        self._stay_means_still = not any(_STAY.search(" ".join(words)) or {"stay", "wait", "freeze"} & words
+                                         for words in template_words(companion.source).values())
         self._movers = {t.name for t in tools if t.name in self._names and takes_distance(t)}
         self._lookers = {t.name for t in tools if t.name in self._names and points_somewhere(t)} - self._movers
 
     def read(self, text: str) -> Reading:
-        """The sentence embedded once and compared with both banks."""
+        """The sentence and, when it has several parts, each part on its own: the part that most
+        clearly asks for an action is the reading ("Pochi, look to your right! Who's that at the
+        door?" asks for the look, though the whole of it ends as a question). A "no" or "stay
+        still" anywhere makes it a sentence that says no."""
+        no = _NEGATION.search(text) is not None or (self._stay_means_still and _STAY.search(text) is not None)
+        whole = self._read_one(text, no)
+        parts = [p for p in _CLAUSES.split(text.strip()) if _WORD.search(self._vocative.sub(" ", p))]
+        if no or len(parts) < 2:
+            return whole
+        commands = [r for r in (whole, *(self._read_one(p, False) for p in parts)) if r.wanted]
+        return max(commands, key=lambda r: r.margin) if commands else whole
+
+    def _read_one(self, text: str, no: bool) -> Reading:
+        """One sentence or part, embedded once and compared with both banks."""
         ranker = default_ranker()
-        no = _NEGATION.search(text) is not None
         if not self._names or not isinstance(ranker, EmbeddingRanker):
-            return Reading(says_no=no)
+            return Reading(says_no=no, text=text)
         plain = self._vocative.sub(" ", text).strip() or text   # "Pochi, sit!" means what "sit!" means
         scores = ranker.passage_scores(plain, [*self._passages, self._talk])
         ranked = sorted(zip(self._names, scores[:-1]), key=lambda pair: -pair[1])
@@ -112,8 +151,11 @@ class CommandSense:
             worded = (worded & self._movers) or set(self._movers)
         elif asks_to_see(text):   # turning the eyes: only the actions that point without going
             worded = (worded & self._lookers) or set(self._lookers)
-        question = _QUESTION.search(text.strip()) is not None and _REQUEST.search(text) is None
-        return Reading(ranked=ranked, talk=scores[-1], says_no=no, worded=worded, question=question)
+        request = _REQUEST.search(text) is not None
+        question = _QUESTION.search(plain) is not None and not request
+        telling = (_WH.search(plain) is not None or _STATEMENT.search(plain) is not None) and not request
+        return Reading(ranked=ranked, talk=scores[-1], says_no=no, worded=worded, question=question,
+                       telling=telling, text=text)
 
     def choose(self, text: str, options: list[list[str]]) -> int | None:
         """Which of several options (each a few words) the sentence means, by the encoder; None
@@ -136,29 +178,26 @@ class CommandSense:
         """For a sentence that asks for an action: that action, or the two it is between."""
         return self.read(text).wanted
 
-    def offer(self, text: str, tools: list[Tool]) -> tuple[list[Tool], bool]:
-        """What a person said -> the actions to offer the model, and whether to lean to words:
-        a command offers what it asks for; talk offers words and expressions, no motions."""
+    def offer(self, text: str, tools: list[Tool]) -> "Offer":
+        """What a person said -> the actions to offer the model, whether to lean to words, and
+        the words that carry a command (its own clause). A command offers what it asks for; talk
+        is answered in words (when the companion can speak): the 0.5B model answered "Good night!"
+        and "thanks" with a look, "I'm exhausted" with a nod."""
         reading = self.read(text)
+        words = [t for t in tools if t.name in SPEECH_ACTIONS or t.name == SEND_MESSAGE]
         if reading.says_no:
-            words = [t for t in tools if t.name in SPEECH_ACTIONS]
-            return (words or tools), True
+            return Offer(words or tools, True, text)
         narrowed = [t for t in tools if t.name in reading.wanted]
         if narrowed:
-            return narrowed, False
-        # Talk is answered in words or an expression (a wag, a nod), never by turning or going
-        # somewhere nobody named: the 0.5B model answered "Good night!" and "thanks" with a look.
-        return ([t for t in tools if not points_somewhere(t)] or tools), True
+            return Offer(narrowed, False, reading.text or text)
+        return Offer(words or [t for t in tools if not points_somewhere(t)] or tools, True, text)
 
 
-def _vocative(companion: Companion) -> re.Pattern[str]:
-    """The companion's names as said to it ("Pochi,", "ポチ、", "麻衣ちゃん"), to leave out of the
-    sentence that is embedded: a name says who is spoken to, not what is asked."""
-    section = companion.source.get("x-sentences")
-    extra = section.get("names") if isinstance(section, dict) else None
-    names = {companion.name, *(n for n in extra if isinstance(n, str))} if isinstance(extra, list) else {companion.name}
-    spoken = "|".join(re.escape(n) for n in sorted(names, key=len, reverse=True) if n.strip())
-    return re.compile(rf"(?:\b(?:hey|ok|okay) )?(?:{spoken})(?:ちゃん|くん|さん)?\s*[,、!！]?", re.IGNORECASE)
+class Offer(NamedTuple):
+    """What the model is offered for one sentence (``CommandSense.offer``)."""
+    tools: list[Tool]
+    lean_to_words: bool
+    command: str          # the words that ask for the action: the whole sentence or its commanding part
 
 
 def _own_words(words: dict[str, set[str]], names: list[str]) -> dict[str, tuple[set[str], set[str]]]:

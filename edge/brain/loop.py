@@ -27,6 +27,7 @@ from edge.brain.clock import Clock, SystemClock
 from edge.brain.conversation import MessagingRules
 from edge.brain.inbox import Inbox, Input
 from edge.brain.intent import CommandSense
+from edge.brain.names import SelfAddress
 from edge.brain.fast_path import FastPath
 from edge.brain.memory import ConversationMemory
 from edge.brain.novelty import ViewMemory
@@ -101,6 +102,7 @@ class CompanionBrain:
         self._views = ViewMemory()
         self._seen_ids = RecentIds()
         self._commands = CommandSense(companion, prompt.offered_tools(companion, "", False))
+        self.self_address = SelfAddress(companion)
         self._fast = FastPath(self)   # the file's sentence templates, compiled once
         self._workers = (Worker(self.node, f"brain-{companion.name}", self._turn_step, self._stop),
                          Worker(self.node, f"slash-{companion.name}", self._slash_step, self._stop))
@@ -329,9 +331,9 @@ class CompanionBrain:
         spoken_to = perception.format == "text"
         if spoken_to:
             started = time.perf_counter()
-            tools, spoken_to = self._commands.offer(perception.body_text(), tools)
+            tools, spoken_to, command = self._commands.offer(perception.body_text(), tools)
             if not spoken_to:   # a command: its words may settle it without the model (fast_path.py)
-                tools, done = self._fast.by_meaning(perception, tools, started, self._commands.choose)
+                tools, done = self._fast.by_meaning(perception, tools, started, self._commands.choose, command)
                 if done is not None:
                     return done
         heard = perception.body_text() if perception.format == "text" else None

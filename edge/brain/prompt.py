@@ -89,9 +89,37 @@ def example_turns(companion: Companion) -> list[Message]:
     # Speech last: a small model leans towards the kind of reply it saw most recently, and most
     # of what people say to a companion wants words, not motion.
     pairs = sorted(example_pairs(companion), key=lambda pair: '"action":"speak"' in pair[1])
+    introduction = self_introduction(companion)
+    if introduction is not None:   # the last turn before the perception: its facts stay in view
+        pairs.append(introduction)
     for said, decided in pairs:
         turns += [Message("user", said), Message("assistant", decided)]
     return turns
+
+
+INTRODUCE_EN = "Tell me about yourself."
+INTRODUCE_JA = "自己紹介して。"
+
+
+def self_introduction(companion: Companion) -> tuple[str, str] | None:
+    """A worked example in which the companion tells its own story when asked about itself.
+
+    The story sits in the system text, but a 0.5B model answers from what it saw last: asked its
+    age, its grade or its job it invented one ("私は1歳です。" from a first-year student, 14 by its
+    story). Said by the companion itself in the turn just before the perception, the facts are
+    where a small model looks (held-out set F: 3 of 3 story questions wrong without it). Constant
+    per companion, so it costs nothing after the warm-up (prompt cache); the story beside each
+    question instead cost ~0.3 s of prompt reading per question for the same score."""
+    speech = next((a for a in companion.actions if a.title in ("speak", "say")), None)
+    if speech is None or not companion.story.strip() or not isinstance(speech.schema, dict):
+        return None
+    props = speech.schema.get("properties")
+    if not isinstance(props, dict) or len(props) != 1:
+        return None
+    param = next(iter(props))
+    asked = INTRODUCE_JA if speaks_japanese(companion) else INTRODUCE_EN
+    perception = Perception(title="input", body=asked, format="text")
+    return user_text(perception), _compact({"action": speech.title, "params": {param: companion.story.strip()}})
 
 
 def _events_with_source(companion: Companion, perception_title: str | None) -> list[tuple[EventSpec, Any]]:

@@ -24,7 +24,10 @@ from edge.providers.base import Tool
 # and a person's words meet here: "ceiling" and "top" both mean up.
 CONCEPTS: dict[str, str] = {
     "left": r"\bleft\b|左|ひだり",
-    "right": r"(?<!all )(?<!that's )\bright\b(?! now| away| there| here| back| next| behind| in front| at| on| by)|右|みぎ",
+    # "right" as a side, not "all right", "you're right", "right under my feet", "right now"
+    "right": r"(?<!all )(?<!that's )(?<!you're )(?<!you are )(?<!i'm )\bright\b"
+             r"(?! now| away| there| here| back| next| behind| in front| at| on| by| under| over| where| above| below"
+             r"| beside| into| in\b| through| off| outside| inside| before| after| along| around)|右|みぎ",
     "up": r"\bup(?:wards?)?\b|\bceiling\b|\bsky\b|\babove\b|\btop\b|上(?!手)|うえ|天井|空",
     "down": r"\bdown(?:wards?)?\b|\bfloor\b|\bground\b|\bfeet\b|\bbelow\b|\bbottom\b|下(?!が[っるりれろ])|した|床|足元",
     "forward": r"\bforwards?\b|\bahead\b|\bcloser\b|\bnearer\b|\bcome (?:here|over|to me)\b|\btowards? me\b|\bover here\b"

@@ -13,7 +13,7 @@ from __future__ import annotations
 import threading
 from typing import TYPE_CHECKING, Callable
 
-from edge.brain.echo import echoes
+from edge.brain.echo import echoes, without_instructions
 from edge.protocol.payloads import ActionResult
 from edge.providers.base import ContentSegment, ProviderResponse, ToolCall
 from edge.providers.decision import Speech
@@ -25,8 +25,10 @@ if TYPE_CHECKING:
 class SpokenStream:
     """One round's early speech: ``say`` is the provider's ``on_words``."""
 
-    def __init__(self, brain: "CompanionBrain", source_id: str, speech: Speech, heard: str):
+    def __init__(self, brain: "CompanionBrain", source_id: str, speech: Speech, heard: str,
+                 instructions: str | None = None):
         self.brain, self.source_id, self.speech, self.heard = brain, source_id, speech, heard
+        self.instructions = instructions   # a correction round's text: never said back
         self.said: list[str] = []
         self._waits: list[Callable[[], ActionResult | None]] = []
         self._quiet = False
@@ -34,8 +36,10 @@ class SpokenStream:
 
     def say(self, clause: str) -> None:
         """Called on the model's thread with each finished clause."""
+        clause = self.brain.self_address.strip(clause)
         with self._lock:
-            if self._quiet or self.brain.turn_cancel.is_set() or echoes(clause, self.heard):
+            copied = self.instructions is not None and without_instructions(clause, self.instructions) != clause
+            if self._quiet or self.brain.turn_cancel.is_set() or echoes(clause, self.heard) or copied:
                 self._quiet = True
                 return
             self.said.append(clause)

@@ -21,14 +21,14 @@ from typing import TYPE_CHECKING
 from jsonschema import Draft202012Validator
 
 from edge.brain import prompt
-from edge.brain.echo import echo_problem, echoes
+from edge.brain.echo import echo_problem, echoes, without_instructions
 from edge.brain.spoken_stream import SpokenStream
 from edge.brain.state import BrainState
 from edge.log import get_logger
 from edge.protocol.action_codes import ActionCode
 from edge.protocol.companion import validate_params
 from edge.protocol.payloads import ActionError, ActionResult
-from edge.providers.base import ProviderContext, ProviderError, ProviderResponse, Tool, ToolCall
+from edge.providers.base import ContentSegment, ProviderContext, ProviderError, ProviderResponse, Tool, ToolCall
 from edge.providers.decision import SPEECH_ACTIONS, decision_budget, speech_of
 
 if TYPE_CHECKING:
@@ -90,7 +90,8 @@ class TurnRunner:
             b.set_state(BrainState.ASSEMBLING_CONTEXT)
             context = self.context(tools, system, spoken_to, answer=heard is not None, described=described)
             speech = speech_of(tools) if heard else None
-            stream = SpokenStream(b, source_id, speech, heard) if speech and heard and cfg.stream_speech else None
+            stream = (SpokenStream(b, source_id, speech, heard, text if round_no else None)
+                      if speech and heard and cfg.stream_speech else None)
             context.on_words = stream.say if stream else None
             b.set_state(BrainState.AWAITING_LLM)
             try:
@@ -102,6 +103,9 @@ class TurnRunner:
                 outcome.results.extend(_early(stream))
                 outcome.stopped = "provider_error"
                 return outcome
+            response = b.self_address.in_reply(response)   # "Good morning, Pochi!" said by Pochi
+            if round_no:   # a correction round: nothing of our own instructions is said aloud
+                response = _uncopied(response, text)
             problems = self._problems(response, tools, heard)
             b.observer("decision", {"perception_id": source_id, "route": "llm", "attempt": round_no,
                                     "latency_s": latency,
@@ -194,6 +198,20 @@ class TurnRunner:
             return b.send_message(call, source_id)
         b.set_state(BrainState.AWAITING_RESULTS)
         return b.perform(call.name, call.args, source_id)
+
+
+def _uncopied(response: ProviderResponse, instructions: str) -> ProviderResponse:
+    """``response`` with each spoken line cut where it copies ``instructions``; a line left empty
+    stays as it was, to be judged (and turned back) like any other reply."""
+    segments: list[ContentSegment] = []
+    for segment in response.segments:
+        call = segment.tool_call
+        if call is not None and call.name in SPEECH_ACTIONS:
+            args = {k: (without_instructions(v, instructions) or v) if isinstance(v, str) else v for k, v in call.args.items()}
+            if args != call.args:
+                segment = ContentSegment(type="tool_call", tool_call=ToolCall(call.name, args, call.id))
+        segments.append(segment)
+    return ProviderResponse(segments=segments, metadata=response.metadata)
 
 
 def _early(stream: SpokenStream | None) -> list[ActionResult]:

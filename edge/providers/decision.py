@@ -213,7 +213,11 @@ class Speech:
 SPEECH_ACTIONS = ("speak", "say")
 _KANA = re.compile(r"[\u3040-\u30ff]")
 # the first character of Japanese words: kana, kanji, Japanese punctuation and full-width forms
-_JAPANESE_START = "[\\u3040-\\u30ff\\u4e00-\\u9fff\\u3000-\\u303f\\uff01-\\uff5e]"
+_JAPANESE_START = "[\\u3040-\\u30ff\\u4e00-\\u9fff\\u3000-\\u303f\\uff01\\uff03-\\uff3a\\uff3c\\uff3e-\\uff5a\\uff5c\\uff5e]"
+# Words hold no JSON: with speech only offered as words, the 0.5B model still tried to write its
+# decision, and '"params":{}}' was said aloud. Braces, brackets and double quotes (and their
+# full-width forms) are not part of anything a companion says.
+_WORD_CHARS = '[^\\n{}\\[\\]"\\uff02\\uff3b\\uff3d\\uff5b\\uff5d]'
 
 
 def speech_of(tools: Iterable[Tool], max_string: int = DEFAULT_MAX_STRING) -> Speech | None:
@@ -232,20 +236,36 @@ def speech_of(tools: Iterable[Tool], max_string: int = DEFAULT_MAX_STRING) -> Sp
     return None
 
 
-def speech_grammar(schema: dict[str, Any], speech: Speech | None, compact: dict[str, Any]) -> str:
+def speech_grammar(schema: dict[str, Any] | None, speech: Speech | None, compact: dict[str, Any]) -> str:
     """An llguidance grammar: one JSON decision, or (with ``speech``) one line of words to say that
-    does not start like JSON, bounded by the speech parameter's length."""
-    decision = "%json " + json.dumps({**schema, "x-guidance": compact})
+    does not start like JSON, bounded by the speech parameter's length. ``schema`` None: words only
+    (a person spoke and only speech is offered)."""
     if speech is None:
-        return "%llguidance {}\nstart: " + decision
+        if schema is None:
+            raise ValueError("a grammar needs a decision schema or a speech action")
+        return "%llguidance {}\nstart: " + "%json " + json.dumps({**schema, "x-guidance": compact})
     rest = max(0, speech.max_chars - 1)
     least = max(0, speech.min_chars - 1)
     # A companion described in Japanese starts its words in Japanese: a small model otherwise
     # drifts into its English assistant voice ("Hello! How can I assist you today?").
     first = _JAPANESE_START if speech.japanese else '[^{\\s\\["]'
+    words = f"words: /{first}{_WORD_CHARS}{{{least},{rest}}}/\n"
+    if schema is None:
+        return "%llguidance {}\nstart: words\n" + words
+    decision = "%json " + json.dumps({**schema, "x-guidance": compact})
     return ("%llguidance {}\nstart: decision | words\n"
-            f"decision: {decision}\n"
-            f"words: /{first}[^\\n]{{{least},{rest}}}/\n")
+            f"decision: {decision}\n" + words)
+
+
+def words_schema(tools: Iterable[Tool], speech: Speech, allow_none: bool, max_string: int = DEFAULT_MAX_STRING) -> dict[str, Any] | None:
+    """The JSON side of a grammar that also takes words: every offered action but speech, which
+    only comes as words (so a Japanese companion's speech always starts in Japanese: a JSON
+    ``speak`` let the 0.5B model answer "I'm sorry, but I can't help with that."). None when
+    nothing is left for it (only speech offered, and no "none": a person is answered)."""
+    others = [t for t in tools if t.name != speech.action]
+    if not others and not allow_none:
+        return None
+    return decision_schema(others, max_string, allow_none)
 
 
 def parse_reply(raw: str, tools: Iterable[Tool | str] | Mapping[str, Any], speech: Speech | None) -> ProviderResponse:

@@ -39,7 +39,7 @@ from edge.providers import model_files
 from edge.providers.base import (ContentSegment, Message, ProviderContext, ProviderError,
                                  ProviderResponse)
 from edge.providers.clauses import Clauses
-from edge.providers.decision import (as_words, decision_prompt, decision_schema, parse_reply, speech_grammar,
+from edge.providers.decision import (as_words, decision_prompt, decision_schema, parse_reply, speech_grammar, words_schema,
                                      speech_of)
 
 log = get_logger(__name__)
@@ -218,7 +218,8 @@ class EmbeddedProvider:
             speech = speech_of(tools)
             if speech is not None and spoken:
                 request = {**request, "logit_bias": [[t, WORDS_BIAS] for t in _JSON_OPENERS]}
-            grammar = {**request, "grammar": speech_grammar(schema, speech, _COMPACT_JSON)}
+            shown = words_schema(tools, speech, allow_none=not answer) if speech is not None else schema
+            grammar = {**request, "grammar": speech_grammar(shown, speech, _COMPACT_JSON)}
             result = self._stream(grammar, on_words, speech) if speech is not None and on_words else self._complete(grammar)
             response = self._decision_response(result, tools, speech)
             if not response.errors or _finish(result) == "length":
