@@ -1,4 +1,6 @@
-"""The perception policy and the camera node on a real broker, with real detectors on real pictures."""
+"""The perception policy and the camera node, with real detectors on real pictures. The node runs
+on the in-process transport (the same decode-and-validate path as on a broker): what these
+tests check is what the node sees and says, not how the broker carries it."""
 
 from __future__ import annotations
 
@@ -13,7 +15,6 @@ import pytest
 
 cv2 = pytest.importorskip("cv2")
 
-from edge.bus import Bus  # noqa: E402
 from edge.paths import DEFAULT_COMPANION  # noqa: E402
 from edge.perception.camera import Camera, CaptureConfig  # noqa: E402
 from edge.perception.camera_node import CameraNode, NodeOptions, default_node_id, run_camera  # noqa: E402
@@ -21,6 +22,7 @@ from edge.perception.detectors import Detection, make_detector  # noqa: E402
 from edge.perception.scene import PolicyConfig, ScenePolicy  # noqa: E402
 from edge.perception.tracking import TrackConfig, Tracker  # noqa: E402
 from edge.protocol.payloads import Action, ActionResult, Perception, Status  # noqa: E402
+from edge.runtime.local import LocalHub, LocalTransport  # noqa: E402
 
 DATA = Path("/usr/share/doc/opencv-doc/examples/data")
 needs_samples = pytest.mark.skipif(not (DATA / "basketball1.png").is_file(),
@@ -118,22 +120,23 @@ def test_tracker_prefers_faces_maps_to_look_and_is_rate_limited():
     assert tracker.update([], 2.0) is None and tracker.sent == 2
 
 
-# -- the node on a real broker, real detectors, real pictures -------------------------------
+# -- the node, real detectors, real pictures ------------------------------------------------
 
 class Listener:
-    """A bus client that records what the camera node publishes."""
+    """A client on the hub that records what the camera node publishes."""
 
-    def __init__(self, broker):
+    def __init__(self, hub: LocalHub):
+        self.hub = hub
         self.perceptions: list[Perception] = []
         self.statuses: list[Status] = []
         self.actions: list[Action] = []
         self.results: list[ActionResult] = []
-        self.bus = Bus("listener", "test", broker.address, announce=False).connect()
+        self.bus = hub.transport("listener", "test", announce=False)
         self.bus.subscribe(Perception, self.perceptions.append)
         self.bus.subscribe(Status, self.statuses.append)
         self.bus.subscribe(Action, self.actions.append)
         self.bus.subscribe(ActionResult, self.results.append)
-        time.sleep(0.2)
+        self.bus.connect()   # subscribed once connected: no SUBACK to wait for
 
     def wait(self, condition, timeout: float = 5.0) -> bool:
         deadline = time.monotonic() + timeout
@@ -141,13 +144,21 @@ class Listener:
             time.sleep(0.02)
         return condition()
 
+    def settled(self) -> bool:
+        """True once everything published so far was handled (what we recorded is all there is)."""
+        return self.hub.settle()
+
+    def camera(self, source: object, node_id: str | None = None) -> LocalTransport:
+        """The camera node's transport, under the id ``run_camera`` would give it."""
+        return self.hub.transport(node_id or default_node_id(source), "camera")
+
     def camera_states(self, node: str) -> list[str]:
         return [s.extra.get("camera") for s in self.statuses if s.node == node]
 
 
 @pytest.fixture
-def listener(broker):
-    listen = Listener(broker)
+def listener():
+    listen = Listener(LocalHub())
     yield listen
     listen.bus.close()
 
@@ -167,12 +178,12 @@ LOCKSTEP = CaptureConfig(realtime=False, fps=5)
 
 
 @needs_samples
-def test_people_walk_in_and_out_and_the_node_reports_each_once(broker, listener, tmp_path):
+def test_people_walk_in_and_out_and_the_node_reports_each_once(listener, tmp_path):
     folder = scene_folder(tmp_path / "room", [("home.jpg", 3), ("basketball1.png", 5), ("home.jpg", 5)])
-    code = run_camera(str(folder), "haar,hog", broker.address, companion_id="pip-1", capture=LOCKSTEP, policy=FAST)
+    code = run_camera(str(folder), "haar,hog", companion_id="pip-1", capture=LOCKSTEP, policy=FAST,
+                      transport=listener.camera(folder))
     assert code == 0
-    assert listener.wait(lambda: len(listener.perceptions) >= 2 and "offline" in [s.state for s in listener.statuses])
-    time.sleep(0.2)
+    assert listener.settled() and "offline" in [s.state for s in listener.statuses]
     came, went = listener.perceptions
     assert (came.title, came.format, came.to, came.sender) == ("vision", "object", "pip-1", "camera-room")
     assert came.body["changes"][:2] == [{"label": "face", "change": "appeared"},
@@ -191,18 +202,17 @@ def test_people_walk_in_and_out_and_the_node_reports_each_once(broker, listener,
 
 
 @needs_samples
-def test_an_unchanging_scene_is_reported_once_and_then_stays_quiet(broker, listener, tmp_path):
+def test_an_unchanging_scene_is_reported_once_and_then_stays_quiet(listener, tmp_path):
     folder = scene_folder(tmp_path / "still", [("messi5.jpg", 10)])
-    assert run_camera(str(folder), "haar", broker.address, capture=LOCKSTEP, policy=FAST) == 0
-    assert listener.wait(lambda: "offline" in [s.state for s in listener.statuses])
-    time.sleep(0.3)
+    assert run_camera(str(folder), "haar", capture=LOCKSTEP, policy=FAST, transport=listener.camera(folder)) == 0
+    assert listener.settled() and "offline" in [s.state for s in listener.statuses]
     assert len(listener.perceptions) == 1
     only = listener.perceptions[0]
     assert only.body["changes"] == [{"label": "face", "change": "appeared"}] and only.to == "all"
 
 
 @needs_samples
-def test_pedestrians_in_vtest_are_noticed_once(broker, listener):
+def test_pedestrians_in_vtest_are_noticed_once(listener):
     stop = threading.Event()
 
     class StopAfter:  # the real HOG detector; the test only counts frames to end early
@@ -215,7 +225,7 @@ def test_pedestrians_in_vtest_are_noticed_once(broker, listener):
                 stop.set()
             return self.inner.detect(frame)
 
-    bus = Bus("camera-vtest", "camera", broker.address).connect()
+    bus = listener.camera(None, "camera-vtest").connect()
     camera = Camera(DATA / "vtest.avi", CaptureConfig(realtime=False, fps=2)).start()
     node = CameraNode(bus, camera, StopAfter(), ScenePolicy(FAST), companion_id="pip")
     try:
@@ -223,8 +233,7 @@ def test_pedestrians_in_vtest_are_noticed_once(broker, listener):
     finally:
         camera.stop()
         bus.close()
-    assert listener.wait(lambda: len(listener.perceptions) >= 1)
-    time.sleep(0.2)
+    assert listener.settled()
     assert len(listener.perceptions) == 1 and node.frames == 8
     body = listener.perceptions[0].body
     assert body["changes"] == [{"label": "person", "change": "appeared"}] and body["counts"]["person"] >= 1
@@ -233,19 +242,20 @@ def test_pedestrians_in_vtest_are_noticed_once(broker, listener):
 
 
 @needs_samples
-def test_tracking_turns_the_simulated_head_toward_the_face(broker, listener, tmp_path):
+def test_tracking_turns_the_simulated_head_toward_the_face(listener, tmp_path):
     from body_drivers.node import BodyNode
     from body_drivers.sim import SimBody
     from edge.protocol.companion import load_companion
 
     pip = load_companion(DEFAULT_COMPANION)
-    body_bus = Bus("body-test", "body", broker.address).connect()
+    body_bus = listener.hub.transport("body-test", "body")
     sim = SimBody()
     body = BodyNode(body_bus, sim, [pip]).start()
+    body_bus.connect()
     try:
         folder = scene_folder(tmp_path / "messi", [("messi5.jpg", 3)])
-        code = run_camera(str(folder), "haar", broker.address, companion_id=pip.id, capture=LOCKSTEP,
-                          policy=FAST, track=TrackConfig(rate_hz=1))
+        code = run_camera(str(folder), "haar", companion_id=pip.id, capture=LOCKSTEP,
+                          policy=FAST, track=TrackConfig(rate_hz=1), transport=listener.camera(folder))
         assert code == 0
         assert listener.wait(lambda: len(listener.results) >= 1)
     finally:
@@ -260,27 +270,30 @@ def test_tracking_turns_the_simulated_head_toward_the_face(broker, listener, tmp
 
 
 @needs_samples
-def test_image_perceptions_carry_a_decodable_jpeg(broker, listener, tmp_path):
+def test_image_perceptions_carry_a_decodable_jpeg(listener, tmp_path):
     folder = scene_folder(tmp_path / "messi", [("messi5.jpg", 3)])
     options = NodeOptions(send_image=True, image_max_side=200)
-    assert run_camera(str(folder), "haar", broker.address, capture=LOCKSTEP, policy=FAST, options=options) == 0
-    assert listener.wait(lambda: len(listener.perceptions) >= 2)
+    assert run_camera(str(folder), "haar", capture=LOCKSTEP, policy=FAST, options=options,
+                      transport=listener.camera(folder)) == 0
+    assert listener.settled()
     obj, img = listener.perceptions
     assert obj.format == "object" and img.format == "image" and img.title == "vision"
     picture = cv2.imdecode(np.frombuffer(base64.b64decode(img.body), np.uint8), cv2.IMREAD_COLOR)
     assert picture.shape == (125, 200, 3)
 
 
-def test_a_missing_source_or_model_fails_clearly_with_the_reason_in_the_status(broker, listener, tmp_path, capsys):
-    assert run_camera(str(tmp_path / "gone.avi"), "haar", broker.address) == 1
+def test_a_missing_source_or_model_fails_clearly_with_the_reason_in_the_status(listener, tmp_path, capsys):
+    gone = str(tmp_path / "gone.avi")
+    assert run_camera(gone, "haar", transport=listener.camera(gone)) == 1
     assert "gone.avi': no such file or folder" in capsys.readouterr().err
-    assert run_camera(str(tmp_path), "yolo:nothing.onnx", broker.address, node_id="camera-yolo") == 1
+    assert run_camera(str(tmp_path), "yolo:nothing.onnx", node_id="camera-yolo",
+                      transport=listener.camera(None, "camera-yolo")) == 1
     assert "nothing.onnx not found" in capsys.readouterr().err
     garbage = tmp_path / "noise.avi"
     garbage.write_bytes(bytes(range(256)) * 40)
-    assert run_camera(str(garbage), "haar", broker.address) == 1
+    assert run_camera(str(garbage), "haar", transport=listener.camera(str(garbage))) == 1
     assert "noise.avi: OpenCV cannot open it as a video" in capsys.readouterr().err
-    assert listener.wait(lambda: sum(s.state == "offline" for s in listener.statuses) >= 3)
+    assert listener.settled() and sum(s.state == "offline" for s in listener.statuses) >= 3
     failed = {s.node: s.extra for s in listener.statuses if s.state == "offline"}
     assert "no such file" in failed["camera-gone"]["reason"] and failed["camera-gone"]["camera"] == "failed"
     assert "nothing.onnx not found" in failed["camera-yolo"]["reason"]
@@ -289,7 +302,7 @@ def test_a_missing_source_or_model_fails_clearly_with_the_reason_in_the_status(b
 
 
 @needs_samples
-def test_a_detector_that_fails_on_some_frames_does_not_stop_the_node(broker, listener, tmp_path):
+def test_a_detector_that_fails_on_some_frames_does_not_stop_the_node(listener, tmp_path):
     class Flaky:
         name = "flaky"
 
@@ -303,7 +316,7 @@ def test_a_detector_that_fails_on_some_frames_does_not_stop_the_node(broker, lis
             return self.inner.detect(frame)
 
     folder = scene_folder(tmp_path / "messi", [("messi5.jpg", 6)])
-    bus = Bus("camera-flaky", "camera", broker.address).connect()
+    bus = listener.camera(None, "camera-flaky").connect()
     camera = Camera(folder, LOCKSTEP).start()
     warnings: list[str] = []
     node = CameraNode(bus, camera, Flaky(), ScenePolicy(PolicyConfig(appear_frames=2, appear_s=0.0)),
@@ -315,4 +328,4 @@ def test_a_detector_that_fails_on_some_frames_does_not_stop_the_node(broker, lis
         bus.close()
     assert node.detector_errors == 3 and node.frames == 3
     assert warnings == ["detector failed on 1 frame(s), last: RuntimeError('inference hiccup')"]
-    assert listener.wait(lambda: len(listener.perceptions) == 1)
+    assert listener.settled() and len(listener.perceptions) == 1
