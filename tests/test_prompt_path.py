@@ -99,3 +99,14 @@ def test_the_companion_tells_its_own_story_in_an_earlier_turn(companions):
     assert asked[0] == len(turns) - 2                        # the last example turn
     nikoni = load_companion(ROOT / "companions" / "nikoni-rittai-chan.json")
     assert any(m.content.endswith(prompt.INTRODUCE_JA) for m in prompt.example_turns(nikoni))
+
+
+def test_a_japanese_companion_is_told_in_japanese_what_was_wrong_with_its_words():
+    """Told in English, the 0.5B model said the English aloud; a decision's form problems stay
+    in English (they name schema pointers)."""
+    echo = ["speak /message: it repeats what the person said; answer them in your own words"]
+    text = prompt.correction_text("input (text): 元気？", '"元気？"', echo, answer=True, japanese=True)
+    assert text.startswith("input (text): 元気？\n") and "くり返し" in text and "rejected" not in text
+    schema = ["look /x: 5 is greater than the maximum of 1"]
+    assert "rejected" in prompt.correction_text("input (text): 右を見て", "{}", schema, answer=True, japanese=True)
+    assert "rejected" in prompt.correction_text("input (text): hi", '"hi"', echo, answer=True, japanese=False)

@@ -43,17 +43,51 @@ def echo_problem(action: str) -> str:
     return f"{action} /message: it repeats what the person said; answer them in your own words"
 
 
-_RUN = 4   # words in a row taken from our own instructions that make a copy
+_RUN_LATIN = 14   # characters in a row from our own instructions that make a copy
+_RUN_CJK = 6      # (Japanese packs a word into two or three characters)
+_CJK = re.compile(r"[\u3040-\u30ff\u4e00-\u9fff]")
 
 
 def without_instructions(reply: str, instructions: str) -> str:
     """``reply`` cut where it starts copying ``instructions`` (the correction text the model just
     read: "... answer them in your own words." was said aloud after a rejected echo); the whole
     reply when it copies nothing, "" when it is nothing but the copy."""
-    words = _plain(instructions).split()
-    runs = {" ".join(words[i:i + _RUN]) for i in range(len(words) - _RUN + 1)}
-    pieces = reply.split()
-    for i in range(len(pieces) - _RUN + 1):
-        if _plain(" ".join(pieces[i:i + _RUN])) in runs:
-            return " ".join(pieces[:i]).rstrip(" :;,-")
+    told = instructions.lower()
+    low = reply.lower()
+    for i in range(len(low)):
+        run = _RUN_CJK if _CJK.match(low[i]) else _RUN_LATIN
+        piece = low[i:i + run]
+        if len(piece) == run and piece.strip() == piece and piece in told:
+            return reply[:i].rstrip(" :;,-、。「（(")
     return reply
+
+
+def copies_example(reply: str, heard: str, shown: list[tuple[str, str]]) -> bool:
+    """True when ``reply`` is one of the demonstrated replies (``shown``: what was said, what the
+    companion answered) given to a different question: the 0.5B model answered "Which language
+    do you like?" with its own story, "What did you do today?" with the next example's line. The
+    example's own reply to (nearly) its own question is fine."""
+    back = _plain(reply)
+    if len(back) < MIN_CHARS:
+        return False
+    asked_about_self = _ABOUT_SELF.search(heard) is not None
+    for said, answered in shown:
+        if _same(back, _plain(answered)) and not _same(_plain(heard), _plain(said)):
+            if asked_about_self and said in INTRODUCTIONS:   # "Who are you?" may get the story
+                continue
+            return True
+    return False
+
+
+# The questions the story told about oneself answers (prompt.self_introduction)
+INTRODUCTIONS = ("Tell me about yourself.", "自己紹介して。")
+_ABOUT_SELF = re.compile(r"\bwho (?:are|r) (?:you|u)\b|\babout (?:yourself|you)\b|\bintroduce\b|\bwhat are you\b"
+                         r"|自己紹介|誰|だれ|何者|どんな(?:子|人|ロボット)", re.IGNORECASE)
+
+
+def _same(a: str, b: str) -> bool:
+    return bool(a) and bool(b) and (a == b or difflib.SequenceMatcher(None, a, b).ratio() > SIMILAR)
+
+
+def example_problem(action: str) -> str:
+    return f"{action} /message: it is an example's answer, not an answer to this person; answer what they said"

@@ -25,6 +25,7 @@ import json
 import re
 from typing import Any
 
+from edge.brain.echo import INTRODUCTIONS
 from edge.protocol.companion import Companion, EventSpec
 from edge.protocol.payloads import Perception, is_perception_format
 from edge.providers.base import Message, Tool
@@ -97,8 +98,24 @@ def example_turns(companion: Companion) -> list[Message]:
     return turns
 
 
-INTRODUCE_EN = "Tell me about yourself."
-INTRODUCE_JA = "自己紹介して。"
+def demonstrated_replies(companion: Companion) -> list[tuple[str, str]]:
+    """(what was said, the words answered) for every worked example answered in words, the
+    story told included: what a reply must not copy for another question (echo.copies_example)."""
+    out: list[tuple[str, str]] = []
+    for message, decided in zip(example_turns(companion)[::2], example_turns(companion)[1::2]):
+        said = message.content.split(": ", 1)[-1] if message.content.startswith("input (text): ") else ""
+        try:
+            value = json.loads(decided.content)
+        except ValueError:
+            continue
+        params = value.get("params") if isinstance(value, dict) else None
+        words = [v for v in params.values() if isinstance(v, str)] if isinstance(params, dict) else []
+        if value.get("action") in ("speak", "say") and len(words) == 1:
+            out.append((said, words[0]))
+    return out
+
+
+INTRODUCE_EN, INTRODUCE_JA = INTRODUCTIONS
 
 
 def self_introduction(companion: Companion) -> tuple[str, str] | None:
@@ -219,14 +236,24 @@ def _grounded(tool: Tool, points: list[tuple[float, float]]) -> Tool:
     return Tool(name=tool.name, description=tool.description, parameters={**tool.parameters, "properties": narrowed})
 
 
-def correction_text(perception_line: str, rejected: str, problems: list[str], answer: bool = False) -> str:
+def correction_text(perception_line: str, rejected: str, problems: list[str], answer: bool = False,
+                    japanese: bool = False) -> str:
     """What the model reads after a rejected decision: the perception again, its own reply, and
     why it was rejected. With no conversation memory (the default for small models) this is all
     it knows, so without the perception it could only repeat itself. When a person spoke
-    (``answer``), "none" is no way out: the model is asked to answer them."""
+    (``answer``), "none" is no way out: the model is asked to answer them. A companion speaking
+    Japanese is told in Japanese what was wrong with its words: told in English, the 0.5B model
+    said the English aloud ("回答 what they said.")."""
     listed = "; ".join(problems)
     cut = any(p.startswith("reply cut off") or "cut off" in p for p in problems)
+    if answer and japanese and all(_SPOKEN_PROBLEM.search(p) for p in problems):
+        why = "長すぎます" if cut else "相手の言葉や例の答えのくり返しです"
+        return f"{perception_line}\n（その返事 {rejected} は使えません。{why}。相手に、自分の言葉で短く答えてください。）"
     advice = "Decide again with a shorter reply" if cut else "Decide again with valid parameters"
     way_out = "or answer them in a few words of your own" if answer else "or choose none"
     return (f"{perception_line}\nYour reply {rejected} was rejected: {listed}. "
             f"{advice}, {way_out}.")
+
+
+# Problems with what a spoken reply says (not with a decision's form): echo.py and the turn's checks
+_SPOKEN_PROBLEM = re.compile(r"/message: |cut off")

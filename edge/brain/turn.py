@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING
 from jsonschema import Draft202012Validator
 
 from edge.brain import prompt
-from edge.brain.echo import echo_problem, echoes, without_instructions
+from edge.brain.echo import copies_example, echo_problem, echoes, example_problem, without_instructions
 from edge.brain.spoken_stream import SpokenStream
 from edge.brain.state import BrainState
 from edge.log import get_logger
@@ -90,7 +90,7 @@ class TurnRunner:
             b.set_state(BrainState.ASSEMBLING_CONTEXT)
             context = self.context(tools, system, spoken_to, answer=heard is not None, described=described)
             speech = speech_of(tools) if heard else None
-            stream = (SpokenStream(b, source_id, speech, heard, text if round_no else None)
+            stream = (SpokenStream(b, source_id, speech, heard, text[len(user_text):] if round_no else None)
                       if speech and heard and cfg.stream_speech else None)
             context.on_words = stream.say if stream else None
             b.set_state(BrainState.AWAITING_LLM)
@@ -105,7 +105,7 @@ class TurnRunner:
                 return outcome
             response = b.self_address.in_reply(response)   # "Good morning, Pochi!" said by Pochi
             if round_no:   # a correction round: nothing of our own instructions is said aloud
-                response = _uncopied(response, text)
+                response = _uncopied(response, text[len(user_text):])
             problems = self._problems(response, tools, heard)
             b.observer("decision", {"perception_id": source_id, "route": "llm", "attempt": round_no,
                                     "latency_s": latency,
@@ -118,7 +118,8 @@ class TurnRunner:
                          problems=problems)
                 if _seen(seen_failures, problems):
                     return self._stop(outcome, "repeated_failure", source_id, problems)
-                text = prompt.correction_text(user_text, _rejected(response), problems, answer=heard is not None)
+                text = prompt.correction_text(user_text, _rejected(response), problems, answer=heard is not None,
+                                              japanese=prompt.speaks_japanese(b.companion))
                 continue
             said = [ToolCall(speech.action, {speech.param: clause}) for clause in stream.said] if stream and speech else []
             rest = stream.rest(response) if stream else response
@@ -176,6 +177,9 @@ class TurnRunner:
             message = call.args.get("message") if call.name in SPEECH_ACTIONS else None
             if heard and isinstance(message, str) and echoes(message, heard):
                 problems.append(echo_problem(call.name))
+                continue
+            if heard and isinstance(message, str) and copies_example(message, heard, b.shown_replies):
+                problems.append(example_problem(call.name))
                 continue
             if heard and isinstance(message, str) and _NONE_WORDS.match(message):
                 problems.append(f"{call.name} /message: says 'none' aloud; answer the person in your own words")
