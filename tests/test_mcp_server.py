@@ -1,4 +1,8 @@
-"""The Body server over MCP: the official MCP client over real HTTP, a real broker, the simulated body."""
+"""The Body server over MCP: the official MCP client over real HTTP, the simulated body.
+
+The server and the body meet on the in-process transport (the same decode-and-validate path as
+on a broker), since MCP is the subject here; the tests whose subject includes the broker (the
+error naming it, ``serve`` connecting to it) keep a real one."""
 
 from __future__ import annotations
 
@@ -6,7 +10,6 @@ import asyncio
 import json
 import queue
 import threading
-import time
 from contextlib import asynccontextmanager
 from typing import AsyncIterator
 
@@ -25,6 +28,7 @@ from edge.bus import Bus
 from edge.config import DEFAULT_COMPANION
 from edge.protocol.companion import load_companion
 from edge.protocol.payloads import Action
+from edge.runtime.local import LocalHub
 
 HEADERS = {"accept": "application/json, text/event-stream", "content-type": "application/json"}
 INIT = {"jsonrpc": "2.0", "id": 1, "method": "initialize",
@@ -37,41 +41,50 @@ def pip():
     return load_companion(DEFAULT_COMPANION)
 
 
-def _body(broker, pip, tmp_path, namespace=None):
+@pytest.fixture
+def hub() -> LocalHub:
+    """Where the server, the body and the test's probes meet; ``settle()`` returns once every
+    message sent so far was handled."""
+    return LocalHub()
+
+
+def _body(hub, pip, tmp_path, namespace=None):
     sim = SimBody(timeline=Timeline(tmp_path / "timeline.jsonl"), config=SimConfig(move_speed=5.0, look_speed=5.0))
-    bus = Bus("body-test", "body", broker.address, namespace=namespace).connect()
-    return BodyNode(bus, sim, [pip], sim.timeline).start(), sim, bus
+    bus = hub.transport("body-test", "body", namespace)
+    node = BodyNode(bus, sim, [pip], sim.timeline).start()   # handlers first, then connect
+    bus.connect()
+    return node, sim, bus
 
 
 @pytest.fixture
-def sim(broker, pip, tmp_path):
-    node, sim, bus = _body(broker, pip, tmp_path)
+def sim(hub, pip, tmp_path):
+    node, sim, bus = _body(hub, pip, tmp_path)
     yield sim
     node.stop()
     bus.close()
 
 
-def _serve(broker, pip, timeout=10.0, namespace=None):
-    bus = Bus("mcp-test", "mcp", broker.address, namespace=namespace).connect()
-    body, http = start(pip, bus, result_timeout_s=timeout)
+def _serve(bus, pip, timeout=10.0):
+    """The MCP server on ``bus`` (a hub's transport, or a ``Bus`` on a real broker)."""
+    body, http = start(pip, bus.connect(), result_timeout_s=timeout)
     return http, bus
 
 
 @pytest.fixture
-def url(broker, pip):
-    http, bus = _serve(broker, pip)
+def url(hub, pip):
+    http, bus = _serve(hub.transport("mcp-test", "mcp"), pip)
     yield http.url + MCP_PATH
     http.stop()
     bus.close()
 
 
 @pytest.fixture
-def actions_seen(broker):
-    """Every Action that reaches the broker, to prove a refused call published nothing."""
-    bus = Bus("probe", "test", broker.address, persistent=False, announce=False).connect()
+def actions_seen(hub):
+    """Every Action published, to prove a refused call published nothing (after ``hub.settle()``)."""
+    bus = hub.transport("probe", "test", persistent=False, announce=False)
     seen: queue.Queue = queue.Queue()
     bus.subscribe(Action, seen.put)
-    time.sleep(0.2)
+    bus.connect()
     yield seen
     bus.close()
 
@@ -120,9 +133,9 @@ def test_spec_main_is_the_companion_definition(url):
     assert json.loads(content.text) == json.loads(DEFAULT_COMPANION.read_text(encoding="utf-8"))
 
 
-def test_a_japanese_companion_round_trips(broker):
+def test_a_japanese_companion_round_trips(hub):
     path = DEFAULT_COMPANION.parent / "azabu-mai.json"
-    http, bus = _serve(broker, load_companion(path))
+    http, bus = _serve(hub.transport("mcp-test", "mcp"), load_companion(path))
     try:
         async def go():
             async with _session(http.url + MCP_PATH) as s:
@@ -183,7 +196,7 @@ def test_action_play_speaks(url, sim, actions_seen, pip):
     (PLAY_TOOL, {"actionName": "wag", "parameters": 3}, "/parameters"),
     (PLAY_TOOL, {"parameters": {}}, "'actionName' is a required property"),
 ])
-def test_invalid_arguments_name_the_field_and_publish_nothing(url, sim, actions_seen, tool, arguments, words):
+def test_invalid_arguments_name_the_field_and_publish_nothing(url, sim, hub, actions_seen, tool, arguments, words):
     async def go():
         async with _session(url) as s:
             return await s.call_tool(tool, arguments)
@@ -193,11 +206,11 @@ def test_invalid_arguments_name_the_field_and_publish_nothing(url, sim, actions_
     text = result.content[0].text
     assert text.startswith("error invalid_params:") and words in text
     assert result.structured_content["error"]["code"] == "invalid_params"
-    time.sleep(0.2)
+    assert hub.settle()   # a publish goes on its way before the call returns: none is in flight now
     assert actions_seen.empty() and sim.pose.gaze == (0.0, 0.0, 1.0)
 
 
-def test_unknown_action_and_tool_name_the_known_ones(url, actions_seen):
+def test_unknown_action_and_tool_name_the_known_ones(url, hub, actions_seen):
     async def go():
         async with _session(url) as s:
             return (await s.call_tool(PLAY_TOOL, {"actionName": "fly", "parameters": {}}),
@@ -207,7 +220,7 @@ def test_unknown_action_and_tool_name_the_known_ones(url, actions_seen):
     assert played.is_error and direct.is_error
     assert "unknown action 'fly'" in played.content[0].text and "speak, look, move, wag, nod" in played.content[0].text
     assert "unknown tool 'fly'" in direct.content[0].text and "action-play" in direct.content[0].text
-    assert actions_seen.empty()
+    assert hub.settle() and actions_seen.empty()
 
 
 def test_concurrent_calls_each_get_their_own_result(url, sim):
@@ -227,13 +240,13 @@ def test_concurrent_calls_each_get_their_own_result(url, sim):
     assert sorted(entry["text"] for entry in sim.spoken) == ["one", "two"]
 
 
-def test_body_failures_come_back_as_tool_errors(url, sim, broker):
+def test_body_failures_come_back_as_tool_errors(url, sim, hub):
     """The body's own refusal (here: estop) reaches the caller with its code."""
     from edge.protocol.payloads import Estop
 
-    bus = Bus("estop-test", "test", broker.address, persistent=False, announce=False).connect()
+    bus = hub.transport("estop-test", "test", persistent=False, announce=False).connect()
     bus.publish(Estop(sender="test", engaged=True)).wait_for_publish(2)
-    time.sleep(0.2)
+    assert hub.settle()   # the body has handled the estop
 
     async def go():
         async with _session(url) as s:
@@ -248,7 +261,7 @@ def test_body_failures_come_back_as_tool_errors(url, sim, broker):
 
 
 def test_no_body_running_times_out_with_a_clear_error(broker, pip):
-    http, bus = _serve(broker, pip, timeout=0.5)
+    http, bus = _serve(Bus("mcp-test", "mcp", broker.address), pip, timeout=0.5)   # the error names the broker
     try:
         async def go():
             async with _session(http.url + MCP_PATH) as s:
@@ -263,9 +276,9 @@ def test_no_body_running_times_out_with_a_clear_error(broker, pip):
     assert text.startswith("error no_result: no body answered 'nod' within 0.5 s") and str(broker.address) in text
 
 
-def test_namespaced_server_reaches_a_namespaced_body(broker, pip, tmp_path):
-    node, sim, body_bus = _body(broker, pip, tmp_path, namespace="robot1")
-    http, bus = _serve(broker, pip, namespace="robot1")
+def test_namespaced_server_reaches_a_namespaced_body(hub, pip, tmp_path):
+    node, sim, body_bus = _body(hub, pip, tmp_path, namespace="robot1")
+    http, bus = _serve(hub.transport("mcp-test", "mcp", "robot1"), pip)
     try:
         async def go():
             async with _session(http.url + MCP_PATH) as s:
@@ -406,13 +419,13 @@ def test_foreign_origin_and_host_get_a_json_403(url, headers, reason):
     assert reason.capitalize() in r.json()["error"]["message"]
 
 
-def test_token_is_required_off_loopback_and_the_official_client_can_send_it(broker, pip, sim):
+def test_token_is_required_off_loopback_and_the_official_client_can_send_it(hub, pip, sim):
     from edge.services.access import AccessPolicy
 
     lan = _lan_address()
     if lan is None:
         pytest.skip("this machine has no non-loopback IPv4 address")
-    bus = Bus("mcp-test", "mcp", broker.address).connect()
+    bus = hub.transport("mcp-test", "mcp").connect()
     body, http = start(pip, bus, host="0.0.0.0", policy=AccessPolicy.build("mcp", "mcp-secret"))
     lan_url = f"http://{lan}:{http.port}{MCP_PATH}"
     try:

@@ -87,10 +87,15 @@ class Rig:
         self.statuses: queue.Queue = queue.Queue()
         self.watch.subscribe(ActionResult, self.results.put)
         self.watch.subscribe(Status, lambda s: self.statuses.put(s) if s.node == "body-rig" else None)
+        for bus in (self.body_bus, self.watch):
+            assert bus.wait_subscribed(10)   # every SUBACK in: nothing sent from here on is missed
         self.brain = Bus(f"brain-{pip.id}", "brain", broker.address, keepalive=1).connect()
         self.brain.set_status("online", companion=pip.id)
         self.pip = pip
-        time.sleep(0.3)
+        deadline = time.monotonic() + 10
+        while self.brain.node_id not in self.monitor.online:   # the monitor watches this brain now
+            assert time.monotonic() < deadline, "the safety monitor never saw the brain online"
+            time.sleep(0.01)
 
     def act(self, name: str, params: dict, wait: bool = True, timeout: float = 8.0):
         action = Action(name=name, params=params, sender=self.pip.id)
@@ -147,7 +152,9 @@ def rig(broker, tmp_path, pip):
 def test_estop_stops_mid_motion_holds_and_refuses(rig):
     r = rig(pan_speed=30)   # 45° takes 1.5 s: time to press the button half-way
     action = r.act("look", {"x": 1, "y": 0, "z": 1}, wait=False)
-    time.sleep(0.5)
+    deadline = time.monotonic() + 10
+    while sim_degrees(r.sim, r.config, "pan") < 10 and time.monotonic() < deadline:   # under way
+        time.sleep(0.01)
     r.watch.publish(Estop(sender="operator", engaged=True))
     result = r.result(action.id)
     assert not result.ok and result.error.code == "cancelled"
