@@ -5,7 +5,10 @@ A real mosquitto; the body (``BodyNode`` + ``SimBody``) speaking with piper into
 PCM (bench/voice_rig.py's FIFO); the microphone node (``run_mic`` with its defaults) listening to
 a room (tests/room.py) where the blocks the body writes to the device are heard again at
 ``--echo-db`` (the speaker's sound at the microphone, after any echo canceller), mixed with a
-recorded person at real time.
+recorded person at real time (``--room alsa``, tests/room.py); or (``--room pipewire``) a real
+PipeWire graph with WirePlumber where the speaker's sound reaches the microphone through a room
+impulse response at ``--echo-db``, with PipeWire's WebRTC echo canceller between the robot and the
+hardware (``--aec pipewire``) or not (``--aec off``); bench/barge_in_rooms.py.
 
 1. Trials: the robot is told to say a long sentence; 1.5-3 s into it a person says a short one.
    Onset = the person's first sample above 1 % of full scale reaching the microphone; silence =
@@ -15,8 +18,9 @@ recorded person at real time.
    events and perceptions counted, per hour of its own playback.
 
 Prints p50 / p95 / max onset -> silence, the share within 300 ms, self-triggers per hour, and
-writes bench/results/barge_in.json.
+writes bench/results/barge_in.json (or ``--out``), one entry per room / canceller / echo level.
 Usage: python bench/barge_in.py [--trials 20] [--echo-db -20] [--self-minutes 2]
+       python bench/barge_in.py --room pipewire --aec pipewire,off --echo-db -10,-6 [--rt60 0.25]
 """
 
 from __future__ import annotations
@@ -37,7 +41,8 @@ REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 sys.path.insert(0, str(REPO / "tests"))
 
-from voice_rig import AlsaRig, loud_span  # noqa: E402
+from barge_in_rooms import make_room  # noqa: E402
+from voice_rig import loud_span  # noqa: E402
 
 ROBOT = [   # Pip's speak takes at most 120 characters
     "I have been watching the garden all morning, and the birds have been busy building a nest by the fence.",
@@ -54,9 +59,8 @@ def pct(values: list[float], p: float) -> float:
     return ordered[min(len(ordered) - 1, int(round(p / 100 * (len(ordered) - 1))))] if ordered else float("nan")
 
 
-def run(args: argparse.Namespace) -> dict[str, Any]:
+def run(args: argparse.Namespace, echo_db: float, aec: str) -> dict[str, Any]:
     from mic_audio import speech
-    from room import EchoOutput, Room, RoomSource
 
     from body_drivers.node import BodyNode
     from body_drivers.sim import SimBody
@@ -74,7 +78,9 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
     rng = np.random.default_rng(args.seed)
     pip = load_companion(COMPANIONS_DIR / "pip.json")
     # the person's track: trial i starts at i * SLOT_S; the robot is told to speak then
-    trials_at, parts, onsets, pos = [], [], [], 0
+    # 2 s of quiet first: the mic node is listening (and has the robot's first speak) before trial 1
+    pos = 2 * 16000
+    trials_at, parts, onsets = [], [np.zeros(pos, np.int16)], []
     for i in range(args.trials):
         delay = float(rng.uniform(1.5, 3.0))
         clip = speech(PERSON[i % len(PERSON)])
@@ -88,12 +94,10 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
     person = np.concatenate(parts)
 
     with tempfile.TemporaryDirectory() as tmp:
-        rig = AlsaRig(Path(tmp))
-        rig.hear(np.zeros(16000, np.int16))
+        room = make_room(args.room, aec, Path(tmp) / "room", person, echo_db, args.rt60, args.aec_args)
         broker = LocalBroker(data_dir=Path(tmp) / "mq").start()
-        room = Room(echo_db=args.echo_db)
         body_bus = Bus("body", "body", broker.address)
-        body = BodyNode(body_bus, SimBody(speaker=Speaker(PiperSynthesizer(), EchoOutput(room))), [pip]).start()
+        body = BodyNode(body_bus, SimBody(speaker=Speaker(PiperSynthesizer(), room.output)), [pip]).start()
         body_bus.connect()
         got: queue.Queue[tuple[float, Any]] = queue.Queue()
         ear = Bus("bench-ear", "bench", broker.address, announce=False)
@@ -101,18 +105,17 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
             ear.subscribe(kind, lambda p: got.put((time.time(), p)))
         ear.connect()
         recognizer, _ = choose_recognizer(None, [pip])
-        source = RoomSource(room, person)
         speaks: list[tuple[float, Action]] = []
 
         def robot() -> None:
-            source.started.wait(30)
+            room.started.wait(30)
             for i, at in enumerate(trials_at):
-                time.sleep(max(source.started_at + at / 16000 - time.time(), 0))
+                time.sleep(max(room.at(at) - time.time(), 0))
                 speaks.append((time.time(), Action(name="speak", params={"message": ROBOT[i % len(ROBOT)]},
                                                    sender=pip.id)))
                 ear.publish(speaks[-1][1])
-            time.sleep(max(source.started_at + self_start / 16000 - time.time(), 0))
-            end = source.started_at + (self_start / 16000) + args.self_minutes * 60
+            time.sleep(max(room.at(self_start) - time.time(), 0))
+            end = room.at(self_start) + args.self_minutes * 60
             i = 0
             while time.time() < end - 8:
                 action = Action(name="speak", params={"message": ROBOT[i % len(ROBOT)]}, sender=pip.id)
@@ -130,19 +133,21 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
         threading.Thread(target=collect, daemon=True).start()
         threading.Thread(target=robot, daemon=True).start()
         heard: list[Heard] = []
-        print(f"{args.trials} trials + {args.self_minutes} min of the robot alone; echo at {args.echo_db} dB")
-        run_mic(source, broker.address, companions=[pip], recognizer=recognizer, node_id="mic-room",
+        print(f"{args.trials} trials + {args.self_minutes} min of the robot alone; {room.describe()}")
+        run_mic(room.source, broker.address, companions=[pip], recognizer=recognizer, node_id="mic-room",
                 on_heard=heard.append, quiet=not args.verbose)
         time.sleep(1.0)
         ear.close()
         body.stop()
         body_bus.close()
         broker.stop()
-        rig.tap.close()
-    return report(args, source, room, trials_at, onsets, self_start, speaks, list(seen))
+        room.close()
+        out = report(args, room, trials_at, onsets, self_start, speaks, list(seen))
+    out.update(room=args.room, aec=aec if args.room == "pipewire" else "n/a", echo_db=echo_db, setup=room.describe())
+    return out
 
 
-def report(args: argparse.Namespace, source: Any, room: Any, trials_at: list[int], onsets: list[int],
+def report(args: argparse.Namespace, room: Any, trials_at: list[int], onsets: list[int],
            self_start: int, speaks: list, seen: list) -> dict[str, Any]:
     from edge.protocol.payloads import ActionResult, Perception, VoiceActivity
 
@@ -150,30 +155,33 @@ def report(args: argparse.Namespace, source: Any, room: Any, trials_at: list[int
     result_at = {p.id: at for at, p in seen if isinstance(p, ActionResult)}
     voices = [(at, p) for at, p in seen if isinstance(p, VoiceActivity)]
     perceptions = [(at, p) for at, p in seen if isinstance(p, Perception)]
-    self_from = source.started_at + self_start / 16000
+    self_from = room.at(self_start)
     rows = []
     for i, (at_sample, onset_sample) in enumerate(zip(trials_at, onsets)):
-        start = source.started_at + at_sample / 16000
+        start = room.at(at_sample)
         end = start + SLOT_S
-        onset = source.started_at + onset_sample / 16000
+        onset = room.onset(start, end, onset_sample)
         action = speaks[i][1] if i < len(speaks) else None
         result = results.get(action.id) if action else None
         voice = next((at for at, v in voices if start <= at < end), None)
-        last = room.last_write_before(end)
+        last = room.silence_before(end)
         said = [p.body for at, p in perceptions if start <= at < end + 1.0]
-        rows.append({"onset_to_silence_s": None if last is None else round(last - onset, 3),
-                     "onset_to_voice_event_s": None if voice is None else round(voice - onset, 3),
-                     "onset_to_result_s": round(result_at[action.id] - onset, 3) if action and action.id in result_at
-                     else None,
+        known = onset is not None
+        rows.append({"onset_to_silence_s": None if last is None or not known else round(last - onset, 3),
+                     "onset_to_voice_event_s": None if voice is None or not known else round(voice - onset, 3),
+                     "onset_to_result_s": round(result_at[action.id] - onset, 3)
+                     if known and action and action.id in result_at else None,
                      "result": None if result is None else (result.error.code if result.error else "ok"),
                      "heard": said})
-    stopped = [r["onset_to_silence_s"] for r in rows if r["result"] == "interrupted"]
+    stopped = [r["onset_to_silence_s"] for r in rows
+               if r["result"] == "interrupted" and r["onset_to_silence_s"] is not None]
     closed = [r["onset_to_result_s"] for r in rows if r["result"] == "interrupted"]
-    robot_alone_s = sum(n for at, n in room.writes if at >= self_from) / 22050
+    # the robot's own playback: from each of its speaks' start to its end, as the body reported them
+    robot_alone_s = sum(r.finished - r.started for r in results.values() if r.started >= self_from)
     self_voices = sum(1 for at, _ in voices if at >= self_from)
     self_perceptions = sum(1 for at, _ in perceptions if at >= self_from)
     within = sum(1 for s in stopped if s <= 0.3)
-    out = {"trials": len(rows), "interrupted": len(stopped), "echo_db": args.echo_db,
+    out = {"trials": len(rows), "interrupted": len(stopped),
            "onset_to_silence_s": {"p50": round(pct(stopped, 50), 3), "p95": round(pct(stopped, 95), 3),
                                   "max": round(max(stopped, default=float("nan")), 3)},
            "within_300ms": f"{within}/{len(rows)}",
@@ -202,18 +210,46 @@ def report(args: argparse.Namespace, source: Any, room: Any, trials_at: list[int
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--trials", type=int, default=20)
-    parser.add_argument("--echo-db", type=float, default=-20.0, help="the speaker's sound at the microphone, dB")
+    parser.add_argument("--echo-db", default="-20", help="the speaker's sound at the microphone, dB (a list: -10,-6)")
     parser.add_argument("--self-minutes", type=float, default=2.0, help="minutes of the robot talking alone")
+    parser.add_argument("--room", choices=("alsa", "pipewire"), default="alsa",
+                        help="alsa: echo mixed in Python; pipewire: a real PipeWire graph")
+    parser.add_argument("--aec", default="pipewire", help="with --room pipewire: pipewire, off, or both (pipewire,off)")
+    parser.add_argument("--rt60", type=float, default=0.25, help="with --room pipewire: the room's reverberation, s")
+    parser.add_argument("--aec-args", default="", help="the WebRTC canceller's aec.args, e.g. "
+                        "'webrtc.noise_suppression = false' (default: the library's defaults)")
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--out", type=Path, default=REPO / "bench" / "results" / "barge_in.json")
     parser.add_argument("-v", "--verbose", action="store_true", help="the mic node's lines")
     args = parser.parse_args()
     if args.trials < 1 or args.self_minutes < 0:
         parser.error("--trials must be >= 1 and --self-minutes >= 0")
-    out = run(args)
-    path = REPO / "bench" / "results" / "barge_in.json"
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(json.dumps(out, indent=2) + "\n", encoding="utf-8")
-    print(f"wrote {path.relative_to(REPO)}")
+    try:
+        levels = [float(x) for x in args.echo_db.split(",")]
+    except ValueError:
+        parser.error(f"--echo-db: not a list of numbers: {args.echo_db!r}")
+    modes = [m.strip() for m in args.aec.split(",")] if args.room == "pipewire" else ["n/a"]
+    if any(m not in ("pipewire", "off", "n/a") for m in modes):
+        parser.error(f"--aec: pipewire or off, got {args.aec!r}")
+    if args.room == "pipewire":
+        from pipewire_room import missing
+        if why := missing():
+            parser.error(f"--room pipewire cannot run here: {why}")
+    runs = []
+    for echo_db in levels:
+        for aec in modes:
+            print(f"\n== room {args.room}, canceller {aec}, echo {echo_db:g} dB")
+            runs.append(run(args, echo_db, aec))
+    print("\nsummary:")
+    for r in runs:
+        o = r["onset_to_silence_s"]
+        print(f"  {r['room']:8} aec {r['aec']:8} echo {r['echo_db']:>5g} dB: {r['interrupted']}/{r['trials']} interrupted, "
+              f"onset -> silence p50 {o['p50']} s p95 {o['p95']} s, within 300 ms {r['within_300ms']}; "
+              f"robot alone {r['robot_alone_s']:.0f} s: {r['self_voice_events']} voice events, "
+              f"{r['self_perceptions']} perceptions ({r['self_triggers_per_hour']}/h)")
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    args.out.write_text(json.dumps(runs if len(runs) > 1 else runs[0], indent=2) + "\n", encoding="utf-8")
+    print(f"wrote {args.out}")
 
 
 if __name__ == "__main__":

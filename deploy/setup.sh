@@ -21,8 +21,11 @@ for arg in "$@"; do
       extras="test" yolo=1
       # opencv-doc: the camera tests' sample videos and images; systemd and cloud-init: the deploy
       # tests run `systemd-analyze verify` on our units and `cloud-init schema` on user-data;
-      # alsa-utils and asterisk-core-sounds-en(-wav): real people's recorded speech for the mic tests
-      apt_packages+=(alsa-utils opencv-doc systemd cloud-init asterisk-core-sounds-en asterisk-core-sounds-en-wav) ;;
+      # alsa-utils and asterisk-core-sounds-en(-wav): real people's recorded speech for the mic tests;
+      # pipewire, pipewire-alsa, wireplumber and dbus-daemon: the echo-cancellation tests and bench run
+      # PipeWire's WebRTC echo canceller headless, as Pi OS runs it (docs/microphone.md)
+      apt_packages+=(alsa-utils opencv-doc systemd cloud-init asterisk-core-sounds-en asterisk-core-sounds-en-wav
+                     pipewire pipewire-alsa wireplumber dbus-daemon) ;;
     --yolo) yolo=1 ;;
     *) echo "usage: bash deploy/setup.sh [--test] [--yolo]  (unknown option: $arg)" >&2; exit 2 ;;
   esac

@@ -256,18 +256,26 @@ class _Stream:
                 self.queue.put(exc)
 
     def close(self) -> None:
+        """Let the reader finish its read (one block) before the stream goes: aborting a stream
+        under a blocked read crashes the process with some ALSA plugins (PipeWire's, Pi OS's
+        default). A reader stuck on a dead device is not waited for past 1 s."""
         self._closing = True
+        self._empty_queue()   # a reader waiting on a full queue can see `_closing`
+        self._thread.join(1.0)
         try:
             self.stream.abort()
             self.stream.close()
         except Exception as exc:  # a vanished device may fail to close; it is gone either way
             log.debug("mic.close_failed", error=repr(exc))
-        try:  # unblock a reader waiting on a full queue
+        self._empty_queue()
+        self._thread.join(1.0)
+
+    def _empty_queue(self) -> None:
+        try:
             while True:
                 self.queue.get_nowait()
         except queue.Empty:
             pass
-        self._thread.join(1.0)
 
 
 class SoundDeviceSource:
