@@ -232,7 +232,7 @@ def main() -> None:
     if any(m not in ("pipewire", "off", "n/a") for m in modes):
         parser.error(f"--aec: pipewire or off, got {args.aec!r}")
     if args.room == "pipewire":
-        from pipewire_room import missing
+        from pipewire_server import missing
         if why := missing():
             parser.error(f"--room pipewire cannot run here: {why}")
     runs = []

@@ -28,7 +28,8 @@ from edge.perception.mic_run import run_mic
 from edge.protocol.companion import load_companion
 from edge.protocol.payloads import Action, ActionResult, Perception, VoiceActivity
 from mic_audio import compose, needs_piper
-from pipewire_room import Listened, PipewireRoom, missing
+from pipewire_room import Listened, PipewireRoom
+from pipewire_server import missing
 
 PIP = load_companion(COMPANIONS_DIR / "pip.json")
 LONG = "I have been watching the garden all morning, and the birds have been busy building a nest by the fence."
