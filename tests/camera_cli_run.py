@@ -36,16 +36,17 @@ def run_camera_cli(broker, *args: str, timeout: float = 240) -> CameraRun:
     bus.subscribe(Perception, run.perceptions.append)
     bus.subscribe(Status, run.statuses.append)
     try:
-        time.sleep(0.2)
+        assert bus.wait_subscribed(10)   # SUBACKs in before the node can publish anything
         run.done = subprocess.run([sys.executable, "-m", "edge.cli", "run", "camera", *args,
                                    "--broker", f"{broker.address.host}:{broker.address.port}"],
                                   capture_output=True, text=True, timeout=timeout)
         assert run.done.returncode == 0, run.done.stderr[-2000:]
+        # The node's "offline" is the last thing it publishes, and the broker keeps one client's
+        # QoS-1 messages in order: once it is here, every perception before it is here too.
         deadline = time.monotonic() + 5
         while not any(s.state == "offline" and s.kind == "camera" for s in run.statuses) \
                 and time.monotonic() < deadline:
             time.sleep(0.05)
-        time.sleep(0.3)   # anything still in flight
     finally:
         bus.close()
     return run
