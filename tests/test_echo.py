@@ -50,7 +50,7 @@ def test_an_echo_is_asked_again_and_the_answer_said():
     finally:
         brain.stop(timeout=1)
     assert [a.params["message"] for a in body.actions] == ["Oh no! Rest with me a while."]
-    assert "repeats what the person said" in provider.calls[1][0] and heard in provider.calls[1][0]
+    assert "only repeats their words" in provider.calls[1][0] and heard in provider.calls[1][0]
 
 
 def test_a_reply_that_copies_the_correction_it_read_is_cut_there():
@@ -60,29 +60,3 @@ def test_a_reply_that_copies_the_correction_it_read_is_cut_there():
     assert without_instructions("Oh no, that's hard. answer them in your own words.", told) == "Oh no, that's hard."
     assert without_instructions("Oh no, that's hard. Let's study together!", told) == "Oh no, that's hard. Let's study together!"
     assert without_instructions("speak /message: it repeats what the person said", told) == ""
-
-
-def test_an_examples_answer_to_another_question_is_asked_again():
-    """A demonstrated reply (or the story) given to a question it does not answer is turned back;
-    the same reply to its own question, or the story to "who are you?", is said."""
-    from edge.brain import prompt
-    from edge.brain.echo import copies_example
-    pochi = load_companion(COMPANIONS / "pochi.json")
-    shown = prompt.demonstrated_replies(pochi)
-    example_said, example_reply = next((s, r) for s, r in shown if s == "What did you do today?")
-    assert copies_example(example_reply, "Are you hungry?", shown)
-    assert not copies_example(example_reply, example_said, shown)
-    assert copies_example(pochi.story, "What's your favourite toy?", shown)
-    assert not copies_example(pochi.story, "Who are you?", shown)
-    assert not copies_example("Woof! Always hungry!", "Are you hungry?", shown)
-    provider = ScriptedProvider([{"action": "speak", "params": {"message": example_reply}},
-                                 {"action": "speak", "params": {"message": "Woof! Always hungry!"}}])
-    body = OkBody()
-    brain = CompanionBrain(pochi, provider, body, BrainConfig(memory_messages=0, warm=False))
-    body.brain = brain
-    try:
-        brain.handle(Perception(title="input", body="Are you hungry?"))
-    finally:
-        brain.stop(timeout=1)
-    assert [a.params["message"] for a in body.actions] == ["Woof! Always hungry!"]
-    assert "example's answer" in provider.calls[1][0]

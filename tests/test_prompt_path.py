@@ -109,4 +109,5 @@ def test_a_japanese_companion_is_told_in_japanese_what_was_wrong_with_its_words(
     assert text.startswith("input (text): 元気？\n") and "くり返し" in text and "rejected" not in text
     schema = ["look /x: 5 is greater than the maximum of 1"]
     assert "rejected" in prompt.correction_text("input (text): 右を見て", "{}", schema, answer=True, japanese=True)
-    assert "rejected" in prompt.correction_text("input (text): hi", '"hi"', echo, answer=True, japanese=False)
+    english = prompt.correction_text("input (text): hi there", '"hi there"', echo, answer=True, japanese=False)
+    assert "only repeats their words" in english and "/message" not in english

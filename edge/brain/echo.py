@@ -62,32 +62,5 @@ def without_instructions(reply: str, instructions: str) -> str:
     return reply
 
 
-def copies_example(reply: str, heard: str, shown: list[tuple[str, str]]) -> bool:
-    """True when ``reply`` is one of the demonstrated replies (``shown``: what was said, what the
-    companion answered) given to a different question: the 0.5B model answered "Which language
-    do you like?" with its own story, "What did you do today?" with the next example's line. The
-    example's own reply to (nearly) its own question is fine."""
-    back = _plain(reply)
-    if len(back) < MIN_CHARS:
-        return False
-    asked_about_self = _ABOUT_SELF.search(heard) is not None
-    for said, answered in shown:
-        if _same(back, _plain(answered)) and not _same(_plain(heard), _plain(said)):
-            if asked_about_self and said in INTRODUCTIONS:   # "Who are you?" may get the story
-                continue
-            return True
-    return False
-
-
 # The questions the story told about oneself answers (prompt.self_introduction)
 INTRODUCTIONS = ("Tell me about yourself.", "自己紹介して。")
-_ABOUT_SELF = re.compile(r"\bwho (?:are|r) (?:you|u)\b|\babout (?:yourself|you)\b|\bintroduce\b|\bwhat are you\b"
-                         r"|自己紹介|誰|だれ|何者|どんな(?:子|人|ロボット)", re.IGNORECASE)
-
-
-def _same(a: str, b: str) -> bool:
-    return bool(a) and bool(b) and (a == b or difflib.SequenceMatcher(None, a, b).ratio() > SIMILAR)
-
-
-def example_problem(action: str) -> str:
-    return f"{action} /message: it is an example's answer, not an answer to this person; answer what they said"

@@ -103,7 +103,6 @@ class CompanionBrain:
         self._seen_ids = RecentIds()
         self._commands = CommandSense(companion, prompt.offered_tools(companion, "", False))
         self.self_address = SelfAddress(companion)
-        self.shown_replies = prompt.demonstrated_replies(companion)   # never an answer to another question
         self._fast = FastPath(self)   # the file's sentence templates, compiled once
         self._workers = (Worker(self.node, f"brain-{companion.name}", self._turn_step, self._stop),
                          Worker(self.node, f"slash-{companion.name}", self._slash_step, self._stop))

@@ -98,23 +98,6 @@ def example_turns(companion: Companion) -> list[Message]:
     return turns
 
 
-def demonstrated_replies(companion: Companion) -> list[tuple[str, str]]:
-    """(what was said, the words answered) for every worked example answered in words, the
-    story told included: what a reply must not copy for another question (echo.copies_example)."""
-    out: list[tuple[str, str]] = []
-    for message, decided in zip(example_turns(companion)[::2], example_turns(companion)[1::2]):
-        said = message.content.split(": ", 1)[-1] if message.content.startswith("input (text): ") else ""
-        try:
-            value = json.loads(decided.content)
-        except ValueError:
-            continue
-        params = value.get("params") if isinstance(value, dict) else None
-        words = [v for v in params.values() if isinstance(v, str)] if isinstance(params, dict) else []
-        if value.get("action") in ("speak", "say") and len(words) == 1:
-            out.append((said, words[0]))
-    return out
-
-
 INTRODUCE_EN, INTRODUCE_JA = INTRODUCTIONS
 
 
@@ -241,19 +224,32 @@ def correction_text(perception_line: str, rejected: str, problems: list[str], an
     """What the model reads after a rejected decision: the perception again, its own reply, and
     why it was rejected. With no conversation memory (the default for small models) this is all
     it knows, so without the perception it could only repeat itself. When a person spoke
-    (``answer``), "none" is no way out: the model is asked to answer them. A companion speaking
-    Japanese is told in Japanese what was wrong with its words: told in English, the 0.5B model
-    said the English aloud ("回答 what they said.")."""
+    (``answer``), "none" is no way out: the model is asked to answer them.
+
+    What was wrong with the *words* of a reply (an echo, an example's answer, "none" said aloud,
+    too long) is said plainly, in the companion's language, without the checks' own wording:
+    the 0.5B model said the problem texts aloud ("'none' aloud", "回答 what they said.")."""
+    if answer and problems and all(_SPOKEN_PROBLEM.search(p) for p in problems):
+        why = _spoken_reasons(problems, japanese)
+        if japanese:
+            return f"{perception_line}\n（その返事 {rejected} は使えません: {why}。相手に、自分の言葉で短く答えてください。）"
+        return f"{perception_line}\n(Your reply {rejected} can't be used: {why}. Answer them in a few words of your own.)"
     listed = "; ".join(problems)
-    cut = any(p.startswith("reply cut off") or "cut off" in p for p in problems)
-    if answer and japanese and all(_SPOKEN_PROBLEM.search(p) for p in problems):
-        why = "長すぎます" if cut else "相手の言葉や例の答えのくり返しです"
-        return f"{perception_line}\n（その返事 {rejected} は使えません。{why}。相手に、自分の言葉で短く答えてください。）"
+    cut = any("cut off" in p for p in problems)
     advice = "Decide again with a shorter reply" if cut else "Decide again with valid parameters"
     way_out = "or answer them in a few words of your own" if answer else "or choose none"
     return (f"{perception_line}\nYour reply {rejected} was rejected: {listed}. "
             f"{advice}, {way_out}.")
 
 
-# Problems with what a spoken reply says (not with a decision's form): echo.py and the turn's checks
+# Problems with what a spoken reply says (not with a decision's form), and how each is put plainly
 _SPOKEN_PROBLEM = re.compile(r"/message: |cut off")
+_REASONS = (("repeats what the person said", "it only repeats their words", "相手の言葉のくり返しです"),
+            ("'none' aloud", "it says nothing to them", "何も答えていません"),
+            ("says nothing", "it says nothing to them", "何も答えていません"),
+            ("cut off", "it is too long", "長すぎます"))
+
+
+def _spoken_reasons(problems: list[str], japanese: bool) -> str:
+    found = list(dict.fromkeys(ja if japanese else en for key, en, ja in _REASONS if any(key in p for p in problems)))
+    return ("、" if japanese else "; ").join(found) or ("言葉に問題があります" if japanese else "its words")

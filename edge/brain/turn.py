@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING
 from jsonschema import Draft202012Validator
 
 from edge.brain import prompt
-from edge.brain.echo import copies_example, echo_problem, echoes, example_problem, without_instructions
+from edge.brain.echo import echo_problem, echoes, without_instructions
 from edge.brain.spoken_stream import SpokenStream
 from edge.brain.state import BrainState
 from edge.log import get_logger
@@ -178,8 +178,8 @@ class TurnRunner:
             if heard and isinstance(message, str) and echoes(message, heard):
                 problems.append(echo_problem(call.name))
                 continue
-            if heard and isinstance(message, str) and copies_example(message, heard, b.shown_replies):
-                problems.append(example_problem(call.name))
+            if heard and isinstance(message, str) and not message.strip():
+                problems.append(f"{call.name} /message: says nothing to the person; answer them in your own words")
                 continue
             if heard and isinstance(message, str) and _NONE_WORDS.match(message):
                 problems.append(f"{call.name} /message: says 'none' aloud; answer the person in your own words")
@@ -205,13 +205,13 @@ class TurnRunner:
 
 
 def _uncopied(response: ProviderResponse, instructions: str) -> ProviderResponse:
-    """``response`` with each spoken line cut where it copies ``instructions``; a line left empty
-    stays as it was, to be judged (and turned back) like any other reply."""
+    """``response`` with each spoken line cut where it copies ``instructions``; a line that was
+    nothing but the copy is left empty, and turned back by ``_problems``."""
     segments: list[ContentSegment] = []
     for segment in response.segments:
         call = segment.tool_call
         if call is not None and call.name in SPEECH_ACTIONS:
-            args = {k: (without_instructions(v, instructions) or v) if isinstance(v, str) else v for k, v in call.args.items()}
+            args = {k: without_instructions(v, instructions) if isinstance(v, str) else v for k, v in call.args.items()}
             if args != call.args:
                 segment = ContentSegment(type="tool_call", tool_call=ToolCall(call.name, args, call.id))
         segments.append(segment)
