@@ -178,7 +178,7 @@ class TurnRunner:
             if heard and isinstance(message, str) and echoes(message, heard):
                 problems.append(echo_problem(call.name))
                 continue
-            if heard and isinstance(message, str) and not message.strip():
+            if heard and message == "":   # all of it was a copy of the correction (_uncopied)
                 problems.append(f"{call.name} /message: says nothing to the person; answer them in your own words")
                 continue
             if heard and isinstance(message, str) and _NONE_WORDS.match(message):
