@@ -30,7 +30,7 @@ def ort_to_onnx_bytes(path: Path) -> bytes:
     """A serialized ONNX model equal to the ``.ort`` file at ``path``, constants folded at the top level."""
     try:
         import onnx
-        from onnxruntime.tools.ort_format_model.ort_flatbuffers_py import fbs  # type: ignore[import-untyped]
+        fbs = _flatbuffer_reader()
     except ImportError as exc:
         raise OrtGraphError(f"cannot rewrite {path.name} ({exc}): pip install onnx") from exc
     data = path.read_bytes()
@@ -43,6 +43,28 @@ def ort_to_onnx_bytes(path: Path) -> bytes:
               for i in range(model.OpsetImportLength())]
     proto = onnx.helper.make_model(graph, opset_imports=opsets, ir_version=model.IrVersion())
     return bytes(proto.SerializeToString())
+
+
+def _flatbuffer_reader() -> Any:
+    """onnxruntime's generated ORT-format reader, loaded on its own: importing it through
+    ``onnxruntime.tools`` would import torch whenever torch is installed (+480 MB here)."""
+    import importlib.util
+    import sys
+
+    name = "ort_flatbuffers_py"   # the generated classes import each other by this absolute name
+    if name not in sys.modules:
+        spec = importlib.util.find_spec("onnxruntime")
+        if spec is None or not spec.submodule_search_locations:
+            raise ImportError("onnxruntime is not installed")
+        root = Path(list(spec.submodule_search_locations)[0]) / "tools" / "ort_format_model" / "ort_flatbuffers_py"
+        package = importlib.util.spec_from_file_location(name, root / "__init__.py",
+                                                         submodule_search_locations=[str(root)])
+        if package is None or package.loader is None or not (root / "fbs").is_dir():
+            raise ImportError(f"onnxruntime has no ORT-format reader at {root}")
+        module = importlib.util.module_from_spec(package)
+        sys.modules[name] = module
+        package.loader.exec_module(module)
+    return importlib.import_module(f"{name}.fbs")
 
 
 def _s(value: bytes | None) -> str:
@@ -69,9 +91,7 @@ def _value_info(v: Any, onnx: Any) -> Any:
     info = v.Type()
     if info is None or info.ValueType() != 1:   # not a tensor (sequence/map): name only
         return onnx.helper.make_empty_tensor_value_info(_s(v.Name()))
-    from onnxruntime.tools.ort_format_model.ort_flatbuffers_py import fbs
-
-    tensor = fbs.TensorTypeAndShape.TensorTypeAndShape()
+    tensor = _flatbuffer_reader().TensorTypeAndShape.TensorTypeAndShape()
     table = info.Value()
     tensor.Init(table.Bytes, table.Pos)
     shape: list[Any] | None = None
@@ -120,6 +140,14 @@ def _graph(g: Any, name: str, onnx: Any, *, fold: bool) -> Any:
         consts[_s(t.Name())] = _array(t)
     if g.SparseInitializersLength():
         raise OrtGraphError("sparse initializers are not copied")
+    uses: dict[str, int] = {}   # readers left for each value, so a folded chain's steps are freed at once
+    for i in range(g.NodesLength()):
+        n = g.Nodes(i)
+        for x in [n.Inputs(k) for k in range(n.InputsLength())] + \
+                 [n.ImplicitInputs(k) for k in range(n.ImplicitInputsLength())]:
+            uses[_s(x)] = uses.get(_s(x), 0) + 1
+    for i in range(g.OutputsLength()):
+        uses[_s(g.Outputs(i))] = uses.get(_s(g.Outputs(i)), 0) + 1
     nodes = []
     for i in range(g.NodesLength()):
         n = g.Nodes(i)
@@ -132,6 +160,10 @@ def _graph(g: Any, name: str, onnx: Any, *, fold: bool) -> Any:
             folded = _evaluate(op, [consts[x] for x in ins], attrs, onnx)
             if folded is not None:
                 consts[outs[0]] = folded
+                for x in ins:
+                    uses[x] -= 1
+                    if uses[x] <= 0:
+                        consts.pop(x, None)
                 continue
         node = onnx.helper.make_node(op, ins, outs, name=_s(n.Name()), domain=_s(n.Domain()) or None)
         node.attribute.extend(attrs)
