@@ -171,3 +171,23 @@ def test_news_questions_and_asking_to_stay_still_are_no_commands(pochi, sense, s
 def test_a_clause_of_a_sentence_is_not_read_as_a_command_of_its_own(sense):
     assert sense.read("Pochi, gimme a paw, buddy").wanted == ["give_paw"]
     assert sense.read("ugh. Long day at work, Pochi. I'm completely exhausted.").wanted == []
+
+
+@pytest.fixture(scope="module")
+def mai_sense():
+    if not isinstance(default_ranker(), EmbeddingRanker):
+        pytest.skip("the sentence encoder is not installed (companion models fetch use-multilingual-v3)")
+    mai = load_companion(COMPANIONS / "azabu-mai.json")
+    return CommandSense(mai, prompt.offered_tools(mai, "input", False))
+
+
+def test_naming_one_of_an_actions_values_asks_for_it(mai_sense):
+    """"おじぎ" is how the gesture's description names its "bow": asked for politely, it is a command."""
+    assert mai_sense.asks_for("お客さんにおじぎしてくれる？") == ["gesture"]
+    assert mai_sense.asks_for("首を振ってくれる？") == ["gesture"]
+
+
+def test_trying_something_is_not_a_look(mai_sense):
+    """"してみて" is "try doing", not "look" ("見て"/"みて")."""
+    assert mai_sense.read("ちょっと考えるポーズしてみてよ").wanted != ["look"]
+    assert mai_sense.asks_for("右を見てみて") == ["look"]

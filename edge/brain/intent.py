@@ -29,7 +29,7 @@ from dataclasses import dataclass, field
 from typing import NamedTuple
 
 from edge.brain.names import vocative
-from edge.brain.slots import asks_to_go, asks_to_see, points_somewhere, takes_distance
+from edge.brain.slots import asks_to_go, asks_to_see, concepts_in, enum_words, points_somewhere, takes_distance
 from edge.brain.small_talk import TALK
 from edge.brain.turn import SEND_MESSAGE
 from edge.brain.prompt import EXAMPLES_KEY
@@ -41,6 +41,7 @@ from edge.providers.sentence_examples import template_words, variants
 
 COMMAND_MARGIN = 0.12   # this much closer to an action than to talk: a command
 WORDED_MARGIN = -0.1    # the same for a sentence with a word only that action's templates use
+VALUED_MARGIN = -0.25   # ... that also names one of the action's values ("お客さんにおじぎしてくれる？")
 TIE = 0.05              # actions this close to the best are offered too
 NEAR = 0.3              # a template word decides between actions this close
 CHOICE_SCORE = 0.3      # an enum option this close to the sentence, and TIE ahead of the next, is meant
@@ -83,6 +84,7 @@ class Reading:
     question: bool = False                         # a yes/no question that is not a request
     telling: bool = False                          # a question with a question word, or news: never a command
     text: str = ""                                 # the part of the sentence read (a command's own clause)
+    valued: set[str] = field(default_factory=set)   # actions one of whose parameter values was named ("おじぎ": bow)
 
     @property
     def margin(self) -> float:
@@ -98,7 +100,7 @@ class Reading:
         named = [(name, score) for name, score in near if name in self.worded]
         if len(named) == 1:
             name, score = named[0]
-            needed = QUESTION_MARGIN if self.question else WORDED_MARGIN
+            needed = QUESTION_MARGIN if self.question else VALUED_MARGIN if name in self.valued else WORDED_MARGIN
             return [name] if score - self.talk >= needed else []
         if self.margin < (QUESTION_MARGIN if self.question else COMMAND_MARGIN):
             return []
@@ -122,6 +124,7 @@ class CommandSense:
                                          for words in template_words(companion.source).values())
         self._movers = {t.name for t in tools if t.name in self._names and takes_distance(t)}
         self._lookers = {t.name for t in tools if t.name in self._names and points_somewhere(t)} - self._movers
+        self._values = {t.name: _value_words(t) for t in tools if t.name in self._names}
 
     def read(self, text: str) -> Reading:
         """The sentence and, when it has several parts, each part on its own: the part that most
@@ -146,7 +149,8 @@ class CommandSense:
         ranked = sorted(zip(self._names, scores[:-1]), key=lambda pair: -pair[1])
         latin = set(tokenize(text))
         worded = {name for name, (words, pieces) in self._words.items()
-                  if words & latin or any(piece in text for piece in pieces)}
+                  if words & latin or any(_says(piece, text) for piece in pieces)}
+        valued = {name for name, names in self._values.items() if any(_says(v, text) for v in names)}
         if asks_to_go(text):   # going somewhere: only the actions that take a distance, if any were named
             worded = (worded & self._movers) or set(self._movers)
         elif asks_to_see(text):   # turning the eyes: only the actions that point without going
@@ -155,7 +159,7 @@ class CommandSense:
         question = _QUESTION.search(plain) is not None and not request
         telling = (_WH.search(plain) is not None or _STATEMENT.search(plain) is not None) and not request
         return Reading(ranked=ranked, talk=scores[-1], says_no=no, worded=worded, question=question,
-                       telling=telling, text=text)
+                       telling=telling, text=text, valued=valued)
 
     def choose(self, text: str, options: list[list[str]]) -> int | None:
         """Which of several options (each a few words) the sentence means, by the encoder; None
@@ -198,6 +202,38 @@ class Offer(NamedTuple):
     tools: list[Tool]
     lean_to_words: bool
     command: str          # the words that ask for the action: the whole sentence or its commanding part
+
+
+def _says(piece: str, text: str) -> bool:
+    """Whether a Japanese template piece is in ``text`` as itself: "みて" (look) after a て-form is
+    the auxiliary "try doing" ("考えるポーズしてみてよ"), not a look."""
+    at = text.find(piece)
+    while at >= 0:
+        if not (piece[0] in "みミ" and at > 0 and text[at - 1] in "てで"):
+            return True
+        at = text.find(piece, at + 1)
+    return False
+
+
+_VERB_END = "うくぐすつぬぶむる"
+
+
+def _value_words(tool: Tool) -> set[str]:
+    """The words naming an enum value of the action's parameters, as a sentence says them: the
+    value and its described word ("bow", "おじぎ"), a Japanese verb by its stem ("うなずく" is said
+    "うなずいて"). Directions are left out: "right" names a paw and a way to look alike."""
+    props = tool.parameters.get("properties") if isinstance(tool.parameters, dict) else None
+    out: set[str] = set()
+    for spec in (props or {}).values():
+        if not isinstance(spec, dict) or "enum" not in spec:
+            continue
+        for words in enum_words(spec).values():
+            for word in words:
+                if concepts_in(word) or len(word) < 2:
+                    continue
+                stem = word[:-1] if not word.isascii() and word[-1] in _VERB_END and len(word) >= 3 else word
+                out.add(stem if not word.isascii() else word)
+    return {w for w in out if not w.isascii()} | {w for w in out if w.isascii() and len(w) >= 3}
 
 
 def _own_words(words: dict[str, set[str]], names: list[str]) -> dict[str, tuple[set[str], set[str]]]:
