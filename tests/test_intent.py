@@ -191,3 +191,20 @@ def test_trying_something_is_not_a_look(mai_sense):
     """"してみて" is "try doing", not "look" ("見て"/"みて")."""
     assert mai_sense.read("ちょっと考えるポーズしてみてよ").wanted != ["look"]
     assert mai_sense.asks_for("右を見てみて") == ["look"]
+
+
+def test_questions_with_a_question_word_and_asking_to_be_told_want_words(pochi, sense):
+    assert sense.asks_for("how far can you actually go on that desk") == []   # "can you" inside a how-question
+    offered, acted, routes = _decide(pochi, "Tell me about the places you like to go")
+    assert acted == [] and {t.name for t in offered} == {"speak"}
+
+
+def test_a_polite_japanese_request_is_a_request(mai_sense):
+    assert mai_sense.asks_for("お客様にお辞儀をお願いできますか") == ["gesture"]
+    assert mai_sense.says_no("再帰関数ってなに？簡単に教えて") is False      # not a "no" ...
+    assert mai_sense.read("再帰関数ってなに？簡単に教えて").wanted == []     # ... but words are wanted
+
+
+def test_what_the_commanding_sentence_leaves_open_the_others_may_settle(pochi):
+    offered, acted, routes = _decide(pochi, "whats that over on your right? go check it out")
+    assert offered is None and routes == ["meaning"] and acted[0][0] == "look" and acted[0][1]["x"] > 0

@@ -93,7 +93,10 @@ class FastPath:
         "Back up a bit, you're right under my feet" goes back, not right)."""
         text = command or perception.body_text()
         whole = perception.body_text()   # an option chosen by meaning reads all that was said
-        values = [_chosen(tool, usual(tool, settled(tool, text)), whole, choose) for tool in tools]
+        # the command's own sentence first; what it leaves open, the rest of what was said may
+        # settle ("What's that on your right? Go check it out": the look goes right)
+        values = [_chosen(tool, usual(tool, {**settled(tool, whole), **settled(tool, text)}), whole, choose)
+                  for tool in tools]
         if len(tools) == 1 and complete(tools[0], values[0]):
             latency = time.perf_counter() - started
             log.info("decision.meaning", companion=self.brain.companion.name, source=perception.id,

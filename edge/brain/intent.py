@@ -47,8 +47,11 @@ NEAR = 0.3              # a template word decides between actions this close
 CHOICE_SCORE = 0.3      # an enum option this close to the sentence, and TIE ahead of the next, is meant
 QUESTION_MARGIN = 0.2   # a question that is no request is a command only this clearly
 _QUESTION = re.compile(r"[?？]\s*$|(?:の|か)\s*$")
-_REQUEST = re.compile(r"\b(can|could|would|will|won'?t) you\b|\bplease\b|\bhow about\b|てくれ|てもらえ|てほしい|ませんか|て[?？]",
-                      re.IGNORECASE)
+_REQUEST = re.compile(r"\b(can|could|would|will|won'?t) you\b|\bplease\b|\bhow about\b|てくれ|てもらえ|てほしい|ませんか|て[?？]"
+                      r"|お願い|おねがい|ください|下さい|いただけ|できますか", re.IGNORECASE)
+# Asking to be told something wants words, whatever else the sentence names ("簡単に教えて",
+# "tell me about your day", "explain it"): only words are offered.
+_TELL = re.compile(r"\b(?:tell|teach|explain|describe)\b|教えて|おしえて|説明|話して|はなして", re.IGNORECASE)
 # An embedding places "don't bark" and "stop barking" right next to "bark": a sentence that says
 # no is never taken as asking for the action it names (English and Japanese forms).
 _NEGATION = re.compile(r"\b(don'?t|do not|never|stop|quit|no more|not now|no)\b|ないで|やめ|止め|だめ|ダメ|するな|しなくて",
@@ -131,7 +134,8 @@ class CommandSense:
         clearly asks for an action is the reading ("Pochi, look to your right! Who's that at the
         door?" asks for the look, though the whole of it ends as a question). A "no" or "stay
         still" anywhere makes it a sentence that says no."""
-        no = _NEGATION.search(text) is not None or (self._stay_means_still and _STAY.search(text) is not None)
+        no = (_NEGATION.search(text) is not None or _TELL.search(text) is not None
+              or (self._stay_means_still and _STAY.search(text) is not None))
         whole = self._read_one(text, no)
         parts = [p for p in _CLAUSES.split(text.strip()) if _WORD.search(self._vocative.sub(" ", p))]
         if no or len(parts) < 2:
@@ -157,7 +161,8 @@ class CommandSense:
             worded = (worded & self._lookers) or set(self._lookers)
         request = _REQUEST.search(text) is not None
         question = _QUESTION.search(plain) is not None and not request
-        telling = (_WH.search(plain) is not None or _STATEMENT.search(plain) is not None) and not request
+        # a question word opens a question even with "can you" in it ("how far can you go?")
+        telling = _WH.search(plain) is not None or (_STATEMENT.search(plain) is not None and not request)
         return Reading(ranked=ranked, talk=scores[-1], says_no=no, worded=worded, question=question,
                        telling=telling, text=text, valued=valued)
 

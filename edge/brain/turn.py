@@ -37,6 +37,7 @@ if TYPE_CHECKING:
 log = get_logger(__name__)
 
 SEND_MESSAGE = "send_message"
+RETRY_TEMPERATURE = 0.7   # a correction round after a person spoke (the 0.5B model repeated its echo)
 # "none: do nothing" written as words when the grammar left no "none" (a person spoke)
 _NONE_WORDS = re.compile(r"\s*none\b\s*(?:[:(.-]|$)", re.IGNORECASE)
 
@@ -89,6 +90,8 @@ class TurnRunner:
             outcome.rounds = round_no + 1
             b.set_state(BrainState.ASSEMBLING_CONTEXT)
             context = self.context(tools, system, spoken_to, answer=heard is not None, described=described)
+            if round_no and heard and cfg.temperature is not None:   # its words were turned back: sample wider,
+                context.temperature = max(cfg.temperature, RETRY_TEMPERATURE)   # or it says them again
             speech = speech_of(tools) if heard else None
             stream = (SpokenStream(b, source_id, speech, heard, text[len(user_text):] if round_no else None)
                       if speech and heard and cfg.stream_speech else None)
