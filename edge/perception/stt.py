@@ -225,11 +225,11 @@ def make_recognizer(spec: str = FALLBACK_STT, companions: Iterable[Any] = (),
     if kind == "vosk":
         from edge.perception.stt_engines import VoskRecognizer
         return VoskRecognizer(arg)
-    if kind == "moonshine":
-        from edge.perception.stt_moonshine import MoonshineRecognizer
-        return MoonshineRecognizer(arg or "base-en")
+    if kind.partition("?")[0] == "moonshine":
+        from edge.perception.stt_moonshine import moonshine_from_spec
+        return moonshine_from_spec(spec)
     raise RecognizerError(f"unknown speech recognizer {spec!r}: expected pocketsphinx[:hybrid|lm], "
-                          "whisper:MODEL, moonshine[:base-en|FOLDER] or vosk:MODEL")
+                          "whisper:MODEL, moonshine[:base-en|FOLDER][?threads=N] or vosk:MODEL")
 
 
 def choose_recognizer(spec: str | None = None, companions: Iterable[Any] = (),

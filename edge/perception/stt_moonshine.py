@@ -1,4 +1,4 @@
-"""Moonshine base-en (Useful Sensors, MIT) on onnxruntime: ``--stt moonshine`` / ``moonshine:base-en``.
+"""Moonshine base-en (Useful Sensors, MIT) on onnxruntime: ``--stt moonshine`` / ``moonshine:base-en[?threads=N]``.
 
 Why Moonshine: unlike Whisper, which always encodes a 30 s window, its encoder's work grows
 with the audio it is given, so a 1 s command costs a fraction of a 10 s sentence.
@@ -103,6 +103,20 @@ def model_folder(model: str) -> Path:
         raise RecognizerError(f"not a Moonshine model folder: {folder} lacks {', '.join(missing)} ({FETCH} "
                               f"puts all three in <models>/stt/{MODEL_NAME})")
     return folder
+
+
+def moonshine_from_spec(spec: str) -> MoonshineRecognizer:
+    """``moonshine[:base-en|FOLDER][?threads=N]``: one thread suits a board whose cores are busy
+    with other work (docs/microphone.md measured it), the default uses the cores, at most 4."""
+    head, _, query = spec.strip().partition("?")
+    model = head.partition(":")[2].strip() or "base-en"
+    threads = None
+    for pair in filter(None, query.split("&")):
+        key, _, value = pair.partition("=")
+        if key != "threads" or not value.isdigit() or not 1 <= int(value) <= 64:
+            raise RecognizerError(f"moonshine spec {spec!r}: the only option is threads=N (1-64), got {pair!r}")
+        threads = int(value)
+    return MoonshineRecognizer(model, cpu_threads=threads)
 
 
 def _fetched_folder() -> Path:
