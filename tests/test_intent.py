@@ -208,3 +208,18 @@ def test_a_polite_japanese_request_is_a_request(mai_sense):
 def test_what_the_commanding_sentence_leaves_open_the_others_may_settle(pochi):
     offered, acted, routes = _decide(pochi, "whats that over on your right? go check it out")
     assert offered is None and routes == ["meaning"] and acted[0][0] == "look" and acted[0][1]["x"] > 0
+
+
+def test_news_is_news_unless_a_part_of_it_orders_something(pochi, sense):
+    assert sense.asks_for("ugh the neighbour's dog was barking all night, so annoying") == []
+    offered, acted, routes = _decide(pochi, "theres a ball under the sofa, look down")
+    assert routes == ["meaning"] and acted[0][0] == "look" and acted[0][1]["y"] < 0
+
+
+def test_a_word_only_one_template_rule_uses_fixes_that_rules_params():
+    """"頷いて" is the nod rule's own word in 麻衣's file: the gesture is a nod without the model."""
+    if not isinstance(default_ranker(), EmbeddingRanker):
+        pytest.skip("the sentence encoder is not installed")
+    mai = load_companion(COMPANIONS / "azabu-mai.json")
+    offered, acted, routes = _decide(mai, "聞こえてたら頷いて")
+    assert offered is None and routes == ["meaning"] and acted == [("gesture", {"name": "nod"})]

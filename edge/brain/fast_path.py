@@ -23,6 +23,8 @@ from edge.log import get_logger
 from edge.protocol.payloads import ActionResult, Perception
 from edge.brain.slots import complete, enum_words, pin, settled, usual
 from edge.protocol.sentences import SentenceMatcher
+from edge.providers.sentence_examples import rule_words
+from edge.brain.intent import says
 from edge.providers.base import ContentSegment, ProviderResponse, Tool, ToolCall
 
 if TYPE_CHECKING:
@@ -61,12 +63,32 @@ def last_sentence(text: str) -> str | None:
     return parts[-1] if len(parts) > 1 else None
 
 
+def _rule_hints(doc: Any) -> dict[str, list[tuple[set[str], dict[str, Any]]]]:
+    """Per action: each template rule that fixes its params, with the words no other rule of
+    that action uses (a word two rules share says nothing about which one is meant)."""
+    rules = rule_words(doc)
+    out: dict[str, list[tuple[set[str], dict[str, Any]]]] = {}
+    for i, (action, words, params) in enumerate(rules):
+        others = set().union(*(w for j, (a, w, _) in enumerate(rules) if a == action and j != i))
+        own = {w for w in words - others if not w.isascii()}   # English template words say the action, not the value
+        if params and own:
+            out.setdefault(action, []).append((own, params))
+    return out
+
+
 class FastPath:
     """One brain's compiled sentence templates, compiled once when the brain is built."""
 
     def __init__(self, brain: "CompanionBrain") -> None:
         self.brain = brain
         self.matcher = SentenceMatcher.for_companion(brain.companion)
+        self._hints = _rule_hints(brain.companion.source)
+
+    def _hinted(self, action: str, text: str) -> dict[str, Any]:
+        """The params a template rule fixes, when a word only that rule uses is in ``text``
+        ("聞こえてたら頷いて" says 頷いて, the nod rule's own word: name=nod), and all such rules agree."""
+        found = [params for words, params in self._hints.get(action, []) if any(says(w, text) for w in words)]
+        return found[0] if found and all(p == found[0] for p in found) else {}
 
     def run(self, perception: Perception) -> list[ActionResult] | None:
         """Carry out a recognised command and return its results; None when the LLM must decide."""
@@ -95,8 +117,8 @@ class FastPath:
         whole = perception.body_text()   # an option chosen by meaning reads all that was said
         # the command's own sentence first; what it leaves open, the rest of what was said may
         # settle ("What's that on your right? Go check it out": the look goes right)
-        values = [_chosen(tool, usual(tool, {**settled(tool, whole), **settled(tool, text)}), whole, choose)
-                  for tool in tools]
+        values = [_chosen(tool, usual(tool, {**self._hinted(tool.name, text), **settled(tool, whole), **settled(tool, text)}),
+                          whole, choose) for tool in tools]
         if len(tools) == 1 and complete(tools[0], values[0]):
             latency = time.perf_counter() - started
             log.info("decision.meaning", companion=self.brain.companion.name, source=perception.id,

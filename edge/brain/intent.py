@@ -62,8 +62,11 @@ _STAY = re.compile(r"\b(?:stay|hold|keep|sit) (?:put|still|there|here|where|righ
                    r"|\bwait (?:here|there|a (?:sec|second|minute|moment))\b|じっと|そのまま|待って|まって", re.IGNORECASE)
 # A question asked with a question word wants an answer, not the action it mentions ("How do you
 # move left and right?", "どうやって動いてるの"), even without a question mark.
-_WH = re.compile(r"^(?:how|why|what|when|where|who|which|whose)\b(?! about)|どうやって|どうして|なぜ|なんで|何で|どんな|どうなって",
-                 re.IGNORECASE)
+_WH = re.compile(r"^(?:how|why|what|when|where|who|which|whose)\b(?! about)|どうやって|どうして|なぜ|なんで|何で|どんな|どうなって"
+                 r"|どのくらい|どれくらい|どのぐらい|どれぐらい|何(?![回度か])|なに(?!か)", re.IGNORECASE)
+# Sounds and words that open a sentence without changing what it is ("ugh the dog was barking")
+_FILLER = re.compile(r"^(?:(?:ugh+|oh+|well|so|hey|wow|man|omg|lol|hm+|um+|uh+|ok|okay|yeah|haha)\b[\s,!.]*)+", re.IGNORECASE)
+_PARTS = re.compile(r"[,、;；]\s*")
 # A sentence that tells something about a third party ("My neighbour's dog barks all night") is
 # news, not an order: English sentences opening with their subject, unless they ask "you to".
 _STATEMENT = re.compile(r"^(?:my|our|his|her|their|the|this|that|these|those|it|it'?s|its|there'?s|he|she|they|we|i|i'm|i've)\b"
@@ -128,6 +131,7 @@ class CommandSense:
         self._movers = {t.name for t in tools if t.name in self._names and takes_distance(t)}
         self._lookers = {t.name for t in tools if t.name in self._names and points_somewhere(t)} - self._movers
         self._values = {t.name: _value_words(t) for t in tools if t.name in self._names}
+        self._imperatives = {w for words in template_words(companion.source).values() for w in words if w.isascii()} | {"please"}
 
     def read(self, text: str) -> Reading:
         """The sentence and, when it has several parts, each part on its own: the part that most
@@ -153,16 +157,20 @@ class CommandSense:
         ranked = sorted(zip(self._names, scores[:-1]), key=lambda pair: -pair[1])
         latin = set(tokenize(text))
         worded = {name for name, (words, pieces) in self._words.items()
-                  if words & latin or any(_says(piece, text) for piece in pieces)}
-        valued = {name for name, names in self._values.items() if any(_says(v, text) for v in names)}
+                  if words & latin or any(says(piece, text) for piece in pieces)}
+        valued = {name for name, names in self._values.items() if any(says(v, text) for v in names)}
         if asks_to_go(text):   # going somewhere: only the actions that take a distance, if any were named
             worded = (worded & self._movers) or set(self._movers)
         elif asks_to_see(text):   # turning the eyes: only the actions that point without going
             worded = (worded & self._lookers) or set(self._lookers)
         request = _REQUEST.search(text) is not None
         question = _QUESTION.search(plain) is not None and not request
-        # a question word opens a question even with "can you" in it ("how far can you go?")
-        telling = _WH.search(plain) is not None or (_STATEMENT.search(plain) is not None and not request)
+        # a question word opens a question even with "can you" in it ("how far can you go?"); news
+        # is news unless a part of it orders something ("theres a spider on the ceiling, look up")
+        parts = [_FILLER.sub("", p.strip()) for p in _PARTS.split(plain) if p.strip()]
+        ordered = any(p.split()[0].lower() in self._imperatives for p in parts[1:] if p.split())
+        news = bool(parts) and _STATEMENT.search(parts[0]) is not None and not request and not ordered
+        telling = _WH.search(plain) is not None or news
         return Reading(ranked=ranked, talk=scores[-1], says_no=no, worded=worded, question=question,
                        telling=telling, text=text, valued=valued)
 
@@ -209,7 +217,7 @@ class Offer(NamedTuple):
     command: str          # the words that ask for the action: the whole sentence or its commanding part
 
 
-def _says(piece: str, text: str) -> bool:
+def says(piece: str, text: str) -> bool:
     """Whether a Japanese template piece is in ``text`` as itself: "みて" (look) after a て-form is
     the auxiliary "try doing" ("考えるポーズしてみてよ"), not a look."""
     at = text.find(piece)

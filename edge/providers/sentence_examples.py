@@ -132,14 +132,23 @@ def template_words(doc: Any) -> dict[str, set[str]]:
     meaningful pieces (kanji or katakana, a て-form verb such as "みて", a word of three kana
     such as "おすわり"), not bare particles. Slots and their values are left out: "left" says
     which way, not what to do."""
+    out: dict[str, set[str]] = {}
+    for action, words, _ in rule_words(doc):
+        out.setdefault(action, set()).update(words)
+    return out
+
+
+def rule_words(doc: Any) -> list[tuple[str, set[str], dict[str, Any]]]:
+    """Per template rule: its action, the words that say it (as ``template_words``) and its
+    params when the rule fixes them (``{"name": "nod"}`` for "(うなずいて|頷いて)"), else {}."""
     section = doc.get("x-sentences") if isinstance(doc, dict) else None
     if not isinstance(section, dict):
-        return {}
-    out: dict[str, set[str]] = {}
+        return []
+    out: list[tuple[str, set[str], dict[str, Any]]] = []
     for rule in section.get("rules") or []:
         if not isinstance(rule, dict) or not isinstance(rule.get("action"), str):
             continue
-        words = out.setdefault(rule["action"], set())
+        words: set[str] = set()
         for template in rule.get("sentences") or []:
             if not isinstance(template, str):
                 continue
@@ -150,6 +159,8 @@ def template_words(doc: Any) -> dict[str, set[str]]:
                 continue
             words.update(w.lower() for w in _first_words(bare) if w.isalpha() and w.isascii()
                          and w.lower() not in _QUESTION_WORDS)
+        fixed = rule.get("params")
+        out.append((rule["action"], words, dict(fixed) if isinstance(fixed, dict) else {}))
     return out
 
 
