@@ -47,3 +47,9 @@ def test_a_reply_is_rewritten_only_in_its_spoken_lines(pochi):
     assert [s.tool_call.id for s in fixed.segments if s.tool_call] == ["a", "b"]
     untouched = ProviderResponse([ContentSegment(type="tool_call", tool_call=ToolCall("speak", {"message": "Woof!"}))])
     assert pochi.in_reply(untouched) is untouched
+
+
+def test_a_streamed_clause_that_is_only_the_name_is_recognised(pochi):
+    """Streaming cuts "Good morning, Pochi! ..." at the comma: "Pochi!" alone is left unsaid."""
+    assert all(pochi.only_name(c) for c in ("Pochi!", "Pochi.", " pochi ", "Pochi,"))
+    assert not any(pochi.only_name(c) for c in ("Good morning,", "Pochi is here", "I love you Pochi!", ""))

@@ -195,11 +195,12 @@ class CommandSense:
         """For a sentence that asks for an action: that action, or the two it is between."""
         return self.read(text).wanted
 
-    def offer(self, text: str, tools: list[Tool]) -> "Offer":
+    def offer(self, text: str, tools: list[Tool], many: bool = False) -> "Offer":
         """What a person said -> the actions to offer the model, whether to lean to words, and
         the words that carry a command (its own clause). A command offers what it asks for; talk
         is answered in words (when the companion can speak): the 0.5B model answered "Good night!"
-        and "thanks" with a look, "I'm exhausted" with a nod."""
+        and "thanks" with a look, "I'm exhausted" with a nod. ``many``: the companion has more
+        actions than the model is shown at once (see below)."""
         reading = self.read(text)
         words = [t for t in tools if t.name in SPEECH_ACTIONS or t.name == SEND_MESSAGE]
         if reading.says_no:
@@ -207,7 +208,11 @@ class CommandSense:
         narrowed = [t for t in tools if t.name in reading.wanted]
         if narrowed:
             return Offer(narrowed, False, reading.text or text)
-        return Offer(words or [t for t in tools if not points_somewhere(t)] or tools, True, text)
+        # Talk is answered in words: a small companion's other actions are expressions ("I'm
+        # exhausted" got a nod). A large catalogue (trimmed by retrieval) is tools a sentence may
+        # ask for indirectly ("It's so dark in here": lights_on), so they stay on offer beside words.
+        still = [t for t in tools if not points_somewhere(t)] or tools
+        return Offer(still if many or not words else words, True, text)
 
 
 class Offer(NamedTuple):

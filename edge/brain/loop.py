@@ -315,7 +315,8 @@ class CompanionBrain:
                                        "response": {"segments": [], "metadata": {"decision": "none"}}})
             return []
         tools = prompt.offered_tools(self.companion, perception.title, self.config.events_only_tools)
-        if len(tools) > self.config.max_tools:  # a large action set: the most relevant (docs/runtime.md)
+        many = len(tools) > self.config.max_tools
+        if many:  # a large action set: the most relevant (docs/runtime.md)
             event_actions = [n for e in self.companion.events_for(perception.title) for n in e.actions]
             query = perception_query(perception.title, perception.body, perception.format)
             tools = choose_tools(tools, query, self.config.max_tools, event_actions,
@@ -331,7 +332,7 @@ class CompanionBrain:
         spoken_to = perception.format == "text"
         if spoken_to:
             started = time.perf_counter()
-            tools, spoken_to, command = self._commands.offer(perception.body_text(), tools)
+            tools, spoken_to, command = self._commands.offer(perception.body_text(), tools, many)
             if not spoken_to:   # a command: its words may settle it without the model (fast_path.py)
                 tools, done = self._fast.by_meaning(perception, tools, started, self._commands.choose, command)
                 if done is not None:

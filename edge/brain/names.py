@@ -40,6 +40,7 @@ class SelfAddress:
         spoken = "|".join(re.escape(n) for n in spoken_names(companion))
         # "Pochi, ..." / "ポチ、..." opening the reply: the name followed by a comma or "!"
         self._opening = re.compile(rf"^\s*(?:{spoken}){_SUFFIX}\s*[,、!！]\s*", re.IGNORECASE)
+        self._alone = re.compile(rf"^\s*(?:{spoken}){_SUFFIX}\s*[,、!！.。?？~〜]*\s*$", re.IGNORECASE)
         # "Good morning, Pochi!" / "おはよう、ポチ！": a greeting aimed at the name
         self._greeted = re.compile(rf"(?<![A-Za-z])({_GREETING})\s*[,、]?\s*(?:{spoken}){_SUFFIX}(?=\s*[!！.。,、?？~〜]|\s*$)",
                                    re.IGNORECASE)
@@ -52,6 +53,11 @@ class SelfAddress:
         if opened != out and opened:
             out = opened[0].upper() + opened[1:]
         return out if out.strip() else reply
+
+    def only_name(self, clause: str) -> bool:
+        """A clause of a streamed reply that is nothing but the name ("Pochi!" after "Good
+        morning,"): it is left unsaid."""
+        return self._alone.match(clause) is not None
 
     def in_reply(self, response: ProviderResponse) -> ProviderResponse:
         """``response`` with each spoken line's own-name address taken out (``strip``)."""

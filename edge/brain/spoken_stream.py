@@ -36,6 +36,8 @@ class SpokenStream:
 
     def say(self, clause: str) -> None:
         """Called on the model's thread with each finished clause."""
+        if self.brain.self_address.only_name(clause):
+            return
         clause = self.brain.self_address.strip(clause)
         with self._lock:
             copied = self.instructions is not None and without_instructions(clause, self.instructions) != clause
