@@ -3,8 +3,9 @@ between the robot and a room whose microphone hears the robot's voice at -10 dB 
 graph with WirePlumber, tests/pipewire_room.py; the body and the mic node on ALSA's pipewire
 plugin, as on Pi OS). A person 6 dB quieter than the robot's voice talks over it: without the
 canceller they do not get through (barge-in wants them 9 dB above the robot's echo), with it they
-do; and the robot's voice alone is never taken for a person. Timings are measured by
-``bench/barge_in.py --room pipewire`` (docs/microphone.md)."""
+do; and the robot's voice alone is never taken for a person. Each test starts a fresh canceller
+and lasts ~15 s; the breakdowns two long bench runs saw came 20 s or more into a run. Timings and
+self-triggers per hour are measured by ``bench/barge_in.py --room pipewire`` (docs/microphone.md)."""
 
 from __future__ import annotations
 
