@@ -220,3 +220,19 @@ class FakeStream:
 
     def close(self):
         pass
+
+
+@pytest.fixture(scope="module")
+def piper_synth():
+    """Piper's voice, loaded once per module (the voice-loop tests speak as the robot with it)."""
+    from body_drivers.speech.tts import PiperSynthesizer
+    return PiperSynthesizer()
+
+
+@pytest.fixture(scope="module")
+def pip_recognizer():
+    """The default recognizer as `companion run mic` would choose it for Pip."""
+    from edge.paths import COMPANIONS_DIR
+    from edge.perception.stt import choose_recognizer
+    from edge.protocol.companion import load_companion
+    return choose_recognizer(None, [load_companion(COMPANIONS_DIR / "pip.json")])[0]

@@ -23,24 +23,13 @@ from edge.perception.mic_run import run_mic
 from edge.perception.self_voice import SelfVoiceGate
 from edge.protocol.companion import load_companion
 from edge.protocol.payloads import Action, ActionResult, Perception, VoiceActivity
-from mic_audio import compose, needs_piper
+from mic_audio import compose, needs_piper, pip_recognizer as recognizer, piper_synth as synth  # noqa: F401 (fixtures)
 from room import EchoOutput, Room, RoomSource
 
 PIP = load_companion(COMPANIONS_DIR / "pip.json")
 LONG = "I have been watching the garden all morning, and the birds have been busy building a nest by the fence."
 pytestmark = needs_piper
 
-
-@pytest.fixture(scope="module")
-def synth():
-    from body_drivers.speech.tts import PiperSynthesizer
-    return PiperSynthesizer()
-
-
-@pytest.fixture(scope="module")
-def recognizer():
-    from edge.perception.stt import choose_recognizer
-    return choose_recognizer(None, [PIP])[0]
 
 
 @dataclass

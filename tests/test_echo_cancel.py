@@ -28,7 +28,7 @@ from edge.perception.audio_source import SoundDeviceSource
 from edge.perception.mic_run import run_mic
 from edge.protocol.companion import load_companion
 from edge.protocol.payloads import Action, ActionResult, Perception, VoiceActivity
-from mic_audio import compose, needs_piper
+from mic_audio import compose, needs_piper, pip_recognizer as recognizer, piper_synth as synth  # noqa: F401 (fixtures)
 from pipewire_room import Listened, PipewireRoom
 from pipewire_server import missing
 
@@ -38,17 +38,6 @@ FARTHER = 10 ** (-6 / 20)   # the person 6 dB below piper's own level: a step fa
 _WHY = missing()
 pytestmark = [needs_piper, pytest.mark.skipif(_WHY is not None, reason=f"PipeWire's echo canceller cannot run: {_WHY}")]
 
-
-@pytest.fixture(scope="module")
-def synth():
-    from body_drivers.speech.tts import PiperSynthesizer
-    return PiperSynthesizer()
-
-
-@pytest.fixture(scope="module")
-def recognizer():
-    from edge.perception.stt import choose_recognizer
-    return choose_recognizer(None, [PIP])[0]
 
 
 @dataclass
