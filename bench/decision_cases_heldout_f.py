@@ -15,7 +15,7 @@ from __future__ import annotations
 from typing import Callable
 
 from decision_cases import GREETS, GREETS_JA, MAI, NIKONI, PERSON_CENTRE, PERSON_LEFT, PERSON_RIGHT, PIP, POCHI, Case, said, seen
-from decision_checks import Check, Decision, either, look, look_at, move, named, neg, nothing, pos, speak
+from decision_checks import Check, Decision, either, look, look_at, move, moves_by, named, neg, nothing, pos, speak
 
 # Things the camera sees: (label, x1, y1, x2, y2), picture fractions from the top-left.
 BALL_RIGHT = ("sports ball", 0.78, 0.62, 0.9, 0.78)   # low on the robot's right
@@ -45,23 +45,6 @@ def wags_fast(d: Decision) -> str | None:
     if not isinstance(speed, (int, float)) or speed < 0.7:
         return f"wag speed={speed}, asked for fast (0.7 or more)"
     return None
-
-
-def moves_by(axis: str, low: float, high: float, other_max: float = 0.3) -> Check:
-    """A move along ``axis`` by low..high metres (signed), hardly any along the other one:
-    "1 metre to the left" is x about -1, not -0.1 or -10, and not forward."""
-    other = "y" if axis == "x" else "x"
-
-    def check(d: Decision) -> str | None:
-        if d[0] != "move":
-            return f"expected move, got {d[0]}"
-        value, side = d[1].get(axis), d[1].get(other) or 0
-        if not isinstance(value, (int, float)) or not low <= value <= high:
-            return f"move {axis}={value}, expected {low}..{high} m"
-        if not isinstance(side, (int, float)) or abs(side) > other_max:
-            return f"move {other}={side}: the wrong way as well"
-        return None
-    return check
 
 
 def _talk(companion: str, name: str, text: str, make: Callable[[str], Check], expect: str) -> Case:

@@ -15,7 +15,7 @@ talk that merely mentions a side, a view that did not change.
 from __future__ import annotations
 
 from decision_cases import GREETS, GREETS_JA, MAI, NIKONI, PERSON_CENTRE, PERSON_LEFT, PERSON_RIGHT, PIP, POCHI, Case, said, seen
-from decision_checks import Check, Decision, either, look, look_at, move, named, neg, nothing, pos, speak
+from decision_checks import (Check, Decision, either, gesture, look, look_at, move, moves_by, named, neg, nothing, pos, speak, wag_speed)
 
 # Things the camera sees: (label, x1, y1, x2, y2), picture fractions from the top-left.
 CUP_LEFT = ("cup", 0.12, 0.45, 0.25, 0.65)            # on the desk, the robot's left
@@ -44,44 +44,12 @@ MAI_LIKES = (r"(プログラ|論理|ロジック|コード|コーディング|�
 NIKONI_HELLO = GREETS_JA[:-1] + r"|やっほ|来た|きた|いらっしゃ|ニコニ|誰|だれ|あっ|わぁ|わあ)"
 
 
-def wag_speed(low: float, high: float, what: str) -> Check:
-    """A wag whose speed lies in low..high: "slowly" is not an excited wag."""
-    def check(d: Decision) -> str | None:
-        if d[0] != "wag":
-            return f"expected wag, got {d[0]}"
-        speed = d[1].get("speed")
-        if not isinstance(speed, (int, float)) or not low <= speed <= high:
-            return f"wag speed={speed}, asked for {what} ({low}..{high})"
-        return None
-    return check
-
-
-def moves_by(axis: str, low: float, high: float, other_max: float = 0.3) -> Check:
-    """A move along ``axis`` by low..high metres (signed), little along the other floor axis."""
-    other = "y" if axis == "x" else "x"
-
-    def check(d: Decision) -> str | None:
-        if d[0] != "move":
-            return f"expected move, got {d[0]}"
-        value, side = d[1].get(axis), d[1].get(other) or 0
-        if not isinstance(value, (int, float)) or not low <= value <= high:
-            return f"move {axis}={value}, expected {low}..{high} m"
-        if not isinstance(side, (int, float)) or abs(side) > other_max:
-            return f"move {other}={side}, expected hardly any ({other_max} m at most)"
-        return None
-    return check
-
-
 def moves_left_any(d: Decision) -> str | None:
     """A move with some part to the left (x < 0), forward or not: going after a thing on the left."""
     if d[0] != "move":
         return f"expected move, got {d[0]}"
     x = d[1].get("x")
     return None if isinstance(x, (int, float)) and x < 0 else f"move x={x}, the thing is on the left"
-
-
-def gesture(*names: str) -> Check:
-    return named("gesture", name=names if len(names) > 1 else names[0])
 
 
 def _pip() -> list[Case]:

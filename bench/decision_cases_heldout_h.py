@@ -16,7 +16,7 @@ question about an action, talk that only mentions a side, a view that did not ch
 from __future__ import annotations
 
 from decision_cases import GREETS, GREETS_JA, MAI, NIKONI, PERSON_CENTRE, PERSON_LEFT, PERSON_RIGHT, PIP, POCHI, Case, said, seen
-from decision_checks import Check, Decision, either, look, look_at, move, named, neg, nothing, pos, speak
+from decision_checks import Check, Decision, either, look, look_at, move, moves_by, named, neg, nothing, pos, speak
 
 # Things the camera sees: (label, x1, y1, x2, y2), picture fractions from the top-left.
 CLOCK_HIGH_RIGHT = ("clock", 0.72, 0.05, 0.86, 0.25)        # on the wall, up on the robot's right
@@ -44,23 +44,6 @@ def wags_slowly(d: Decision) -> str | None:
     if not isinstance(speed, (int, float)) or speed > 0.5:
         return f"wag speed={speed}, asked for slow (0.5 or less)"
     return None
-
-
-def moves_by(axis: str, low: float, high: float, other_max: float = 0.3) -> Check:
-    """A move along ``axis`` of low..high metres (signed), and hardly any along the other floor
-    axis: "half a metre to the right" is x about 0.5, not 0.05 or 5, and not forward."""
-    other = "y" if axis == "x" else "x"
-
-    def check(d: Decision) -> str | None:
-        if d[0] != "move":
-            return f"expected move, got {d[0]}"
-        value, side = d[1].get(axis), d[1].get(other) or 0
-        if not isinstance(value, (int, float)) or not low <= value <= high:
-            return f"move {axis}={value}, expected {low}..{high} m"
-        if not isinstance(side, (int, float)) or abs(side) > other_max:
-            return f"move {other}={side}, expected hardly any ({other_max} m at most)"
-        return None
-    return check
 
 
 def backs_off(d: Decision) -> str | None:

@@ -16,7 +16,7 @@ change. The Japanese companions are spoken to in Japanese, casual and polite.
 from __future__ import annotations
 
 from decision_cases import GREETS, MAI, NIKONI, PERSON_LEFT, PERSON_RIGHT, PIP, POCHI, Case, said, seen
-from decision_checks import Check, Decision, either, look, look_at, move, named, neg, nothing, pos, speak
+from decision_checks import (Check, Decision, either, gesture, look, look_at, move, moves_by, named, neg, nothing, pos, speak, wag_speed)
 
 # Things the camera sees: (label, x1, y1, x2, y2), picture fractions from the top-left.
 TEDDY_HIGH_LEFT = ("teddy bear", 0.05, 0.1, 0.25, 0.35)   # up on a shelf, the robot's left
@@ -33,40 +33,6 @@ KEYBOARD_CENTRE = ("keyboard", 0.35, 0.75, 0.65, 0.9)      # on the desk, ahead 
 PROGRAMMING_JA = ("プログラ|論理|ロジック|コード|コーディング|アルゴリズム|コンピュータ|パソコン|数学|計算|"
                   "python|パイソン|理屈|思考|考え")
 LAPTOP_JA = PROGRAMMING_JA + "|ノート|ラップトップ|pc|mac|端末|機械|スペック|cpu|メモリ|キーボード|画面"
-
-
-def wag_speed(low: float, high: float) -> Check:
-    """A wag with speed in low..high: "slowly" is not a frantic wag, "like crazy" not a calm one."""
-    def check(d: Decision) -> str | None:
-        if d[0] != "wag":
-            return f"expected wag, got {d[0]}"
-        speed = d[1].get("speed")
-        if not isinstance(speed, (int, float)) or not low <= speed <= high:
-            return f"wag speed={speed}, expected {low}..{high}"
-        return None
-    return check
-
-
-def moves_by(axis: str, low: float, high: float, other_max: float = 0.3) -> Check:
-    """A move along ``axis`` by low..high metres (signed), hardly any along the other floor axis:
-    "half a metre to the left" is x about -0.5, not -0.05 or -5, and not forward."""
-    other = "y" if axis == "x" else "x"
-
-    def check(d: Decision) -> str | None:
-        if d[0] != "move":
-            return f"expected move, got {d[0]}"
-        value, side = d[1].get(axis), d[1].get(other) or 0
-        if not isinstance(value, (int, float)) or not low <= value <= high:
-            return f"move {axis}={value}, expected {low}..{high} m"
-        if not isinstance(side, (int, float)) or abs(side) > other_max:
-            return f"move {other}={side}, expected hardly any ({other_max} m at most)"
-        return None
-    return check
-
-
-def gesture(*names: str) -> Check:
-    """Mai's gesture, one of the names given."""
-    return named("gesture", name=names if len(names) > 1 else names[0])
 
 
 def _pip() -> list[Case]:

@@ -16,7 +16,7 @@ mentions a side or a trick, a view that did not change.
 from __future__ import annotations
 
 from decision_cases import GREETS, GREETS_JA, MAI, NIKONI, PERSON_CENTRE, PERSON_LEFT, PERSON_RIGHT, PIP, POCHI, Case, said, seen
-from decision_checks import Check, Decision, either, look, look_at, move, named, near_zero, neg, nothing, pos, speak
+from decision_checks import (Check, Decision, either, gesture, look, look_at, move, moves_by, named, near_zero, neg, nothing, pos, speak, wag_speed)
 
 # Things the camera sees: (label, x1, y1, x2, y2), picture fractions from the top-left.
 CLOCK_HIGH_LEFT = ("clock", 0.1, 0.05, 0.25, 0.25)      # on the wall, up on the robot's left
@@ -28,40 +28,6 @@ LAPTOP_LEFT = ("laptop", 0.08, 0.5, 0.38, 0.85)        # on the desk, the robot'
 COLOURS = r"red|blue|yellow|green|orange|pink|purple|gold|white|rainbow|bright|colou?r|shiny"
 PROGRAMMING_JA = (r"プログラ|論理|ロジック|コード|アルゴリズム|コンピュータ|パソコン|数学|計算|python|理屈|"
                   r"開発|ソフト|アプリ|競プロ|パズル|推論|証明|情報")
-
-
-def moves_by(axis: str, low: float, high: float, other_max: float = 0.3) -> Check:
-    """A move along ``axis`` of low..high metres (signed), and hardly any along the other one:
-    "half a metre back" is y about -0.5, not -0.05 or sideways."""
-    other = "y" if axis == "x" else "x"
-
-    def check(d: Decision) -> str | None:
-        if d[0] != "move":
-            return f"expected move, got {d[0]}"
-        value, side = d[1].get(axis), d[1].get(other) or 0
-        if not isinstance(value, (int, float)) or not low <= value <= high:
-            return f"move {axis}={value}, expected {low}..{high} m"
-        if not isinstance(side, (int, float)) or abs(side) > other_max:
-            return f"move {other}={side}: the wrong way as well"
-        return None
-    return check
-
-
-def wag_speed(low: float, high: float) -> Check:
-    """A wag whose speed is within low..high: "slowly" is not an excited wag, "fast" not a calm one."""
-    def check(d: Decision) -> str | None:
-        if d[0] != "wag":
-            return f"expected wag, got {d[0]}"
-        speed = d[1].get("speed")
-        if not isinstance(speed, (int, float)) or not low <= speed <= high:
-            return f"wag speed={speed}, expected {low}..{high}"
-        return None
-    return check
-
-
-def gesture(*names: str) -> Check:
-    """One of these gestures (Mai's gesture action)."""
-    return named("gesture", name=tuple(names))
 
 
 def talk_or_stay(heard: str, lang: str = "en", mentions: str | None = None) -> Check:

@@ -143,3 +143,37 @@ def pos(v: float) -> bool:
 def near_zero(v: float) -> bool:
     """about 0"""
     return abs(v) <= 0.25
+
+
+def moves_by(axis: str, low: float, high: float, other_max: float = 0.3) -> Check:
+    """A move along ``axis`` by low..high metres (signed), hardly any along the other floor axis:
+    "1 metre to the left" is x about -1, not -0.1 or -10, and not forward."""
+    other = "y" if axis == "x" else "x"
+
+    def check(d: Decision) -> str | None:
+        if d[0] != "move":
+            return f"expected move, got {d[0]}"
+        value, side = d[1].get(axis), d[1].get(other) or 0
+        if not isinstance(value, (int, float)) or not low <= value <= high:
+            return f"move {axis}={value}, expected {low}..{high} m"
+        if not isinstance(side, (int, float)) or abs(side) > other_max:
+            return f"move {other}={side}, expected hardly any ({other_max} m at most)"
+        return None
+    return check
+
+
+def wag_speed(low: float, high: float, what: str | None = None) -> Check:
+    """A wag whose speed lies in low..high: "slowly" is not an excited wag, "fast" not a calm one."""
+    def check(d: Decision) -> str | None:
+        if d[0] != "wag":
+            return f"expected wag, got {d[0]}"
+        speed = d[1].get("speed")
+        if not isinstance(speed, (int, float)) or not low <= speed <= high:
+            return f"wag speed={speed}, asked for {what} ({low}..{high})" if what else f"wag speed={speed}, expected {low}..{high}"
+        return None
+    return check
+
+
+def gesture(*names: str) -> Check:
+    """One of these gestures (the shipped companions' ``gesture`` action)."""
+    return named("gesture", name=names if len(names) > 1 else names[0])
