@@ -60,7 +60,3 @@ def without_instructions(reply: str, instructions: str) -> str:
         if len(piece) == run and piece.strip() == piece and piece in told:
             return reply[:i].rstrip(" :;,-、。「（(")
     return reply
-
-
-# The questions the story told about oneself answers (prompt.self_introduction)
-INTRODUCTIONS = ("Tell me about yourself.", "自己紹介して。")

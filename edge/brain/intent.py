@@ -123,15 +123,16 @@ class CommandSense:
         self._passages = [tool_passages(t, [*asked.get(t.name, []), *shown.get(t.name, [])])
                           for t in tools if t.name in self._names]
         self._talk = list(dict.fromkeys([*TALK, *talk]))
-        self._words = _own_words(template_words(companion.source), self._names)
+        said_as = template_words(companion.source)
+        self._words = _own_words(said_as, self._names)
         self._vocative = vocative(companion)
         # "stay" asks for stillness unless one of this companion's own commands is said with it
         self._stay_means_still = not any(_STAY.search(" ".join(words)) or {"stay", "wait", "freeze"} & words
-                                         for words in template_words(companion.source).values())
+                                         for words in said_as.values())
         self._movers = {t.name for t in tools if t.name in self._names and takes_distance(t)}
         self._lookers = {t.name for t in tools if t.name in self._names and points_somewhere(t)} - self._movers
         self._values = {t.name: _value_words(t) for t in tools if t.name in self._names}
-        self._imperatives = {w for words in template_words(companion.source).values() for w in words if w.isascii()} | {"please"}
+        self._imperatives = {w for words in said_as.values() for w in words if w.isascii()} | {"please"}
 
     def read(self, text: str) -> Reading:
         """The sentence and, when it has several parts, each part on its own: the part that most

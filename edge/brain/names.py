@@ -11,8 +11,8 @@ from __future__ import annotations
 import re
 
 from edge.protocol.companion import Companion
-from edge.providers.base import ContentSegment, ProviderResponse, ToolCall
-from edge.providers.decision import SPEECH_ACTIONS
+from edge.providers.base import ProviderResponse
+from edge.providers.decision import map_spoken
 
 _SUFFIX = r"(?:ちゃん|くん|さん|君)?"
 _GREETING = (r"hello|hi|hey|good (?:morning|afternoon|evening|night)|welcome(?: back| home)?|thanks|thank you"
@@ -47,28 +47,16 @@ class SelfAddress:
 
     def strip(self, reply: str) -> str:
         """``reply`` without its own name used as a form of address; unchanged otherwise (an
-        introduction such as "I'm Pochi!" or "ニコニ立体ちゃんだよ" keeps the name)."""
+        introduction such as "I'm Pochi!" or "ニコニ立体ちゃんだよ" keeps the name). Nothing but the
+        name ("Pochi!", a streamed clause after "Good morning,") is "": nothing to say."""
+        if self._alone.match(reply):
+            return ""
         out = self._greeted.sub(lambda m: m.group(1), reply)
         opened = self._opening.sub("", out)
         if opened != out and opened:
             out = opened[0].upper() + opened[1:]
         return out if out.strip() else reply
 
-    def only_name(self, clause: str) -> bool:
-        """A clause of a streamed reply that is nothing but the name ("Pochi!" after "Good
-        morning,"): it is left unsaid."""
-        return self._alone.match(clause) is not None
-
     def in_reply(self, response: ProviderResponse) -> ProviderResponse:
         """``response`` with each spoken line's own-name address taken out (``strip``)."""
-        segments: list[ContentSegment] = []
-        changed = False
-        for segment in response.segments:
-            call = segment.tool_call
-            if call is not None and call.name in SPEECH_ACTIONS:
-                args = {k: self.strip(v) if isinstance(v, str) else v for k, v in call.args.items()}
-                if args != call.args:
-                    segment = ContentSegment(type="tool_call", tool_call=ToolCall(call.name, args, call.id))
-                    changed = True
-            segments.append(segment)
-        return ProviderResponse(segments=segments, metadata=response.metadata) if changed else response
+        return map_spoken(response, self.strip)

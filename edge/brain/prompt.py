@@ -25,7 +25,6 @@ import json
 import re
 from typing import Any
 
-from edge.brain.echo import INTRODUCTIONS
 from edge.protocol.companion import Companion, EventSpec
 from edge.protocol.payloads import Perception, is_perception_format
 from edge.providers.base import Message, Tool
@@ -98,7 +97,8 @@ def example_turns(companion: Companion) -> list[Message]:
     return turns
 
 
-INTRODUCE_EN, INTRODUCE_JA = INTRODUCTIONS
+INTRODUCE_EN = "Tell me about yourself."   # what the companion is asked before it tells its story
+INTRODUCE_JA = "自己紹介して。"
 
 
 def self_introduction(companion: Companion) -> tuple[str, str] | None:

@@ -36,9 +36,9 @@ class SpokenStream:
 
     def say(self, clause: str) -> None:
         """Called on the model's thread with each finished clause."""
-        if self.brain.self_address.only_name(clause):
-            return
         clause = self.brain.self_address.strip(clause)
+        if not clause:   # it was only the companion's own name
+            return
         with self._lock:
             copied = self.instructions is not None and without_instructions(clause, self.instructions) != clause
             if self._quiet or self.brain.turn_cancel.is_set() or echoes(clause, self.heard) or copied:

@@ -28,8 +28,8 @@ from edge.log import get_logger
 from edge.protocol.action_codes import ActionCode
 from edge.protocol.companion import validate_params
 from edge.protocol.payloads import ActionError, ActionResult
-from edge.providers.base import ContentSegment, ProviderContext, ProviderError, ProviderResponse, Tool, ToolCall
-from edge.providers.decision import SPEECH_ACTIONS, decision_budget, speech_of
+from edge.providers.base import ProviderContext, ProviderError, ProviderResponse, Tool, ToolCall
+from edge.providers.decision import SPEECH_ACTIONS, decision_budget, map_spoken, speech_of
 
 if TYPE_CHECKING:
     from edge.brain.loop import CompanionBrain
@@ -93,8 +93,8 @@ class TurnRunner:
             if round_no and heard and cfg.temperature is not None:   # its words were turned back: sample wider,
                 context.temperature = max(cfg.temperature, RETRY_TEMPERATURE)   # or it says them again
             speech = speech_of(tools) if heard else None
-            stream = (SpokenStream(b, source_id, speech, heard, text[len(user_text):] if round_no else None)
-                      if speech and heard and cfg.stream_speech else None)
+            told = text[len(user_text):] if round_no else None   # a correction round's own words
+            stream = SpokenStream(b, source_id, speech, heard, told) if speech and heard and cfg.stream_speech else None
             context.on_words = stream.say if stream else None
             b.set_state(BrainState.AWAITING_LLM)
             try:
@@ -107,8 +107,8 @@ class TurnRunner:
                 outcome.stopped = "provider_error"
                 return outcome
             response = b.self_address.in_reply(response)   # "Good morning, Pochi!" said by Pochi
-            if round_no:   # a correction round: nothing of our own instructions is said aloud
-                response = _uncopied(response, text[len(user_text):])
+            if told is not None:   # nothing of our own instructions is said aloud
+                response = map_spoken(response, lambda words: without_instructions(words, told))
             problems = self._problems(response, tools, heard)
             b.observer("decision", {"perception_id": source_id, "route": "llm", "attempt": round_no,
                                     "latency_s": latency,
@@ -181,7 +181,7 @@ class TurnRunner:
             if heard and isinstance(message, str) and echoes(message, heard):
                 problems.append(echo_problem(call.name))
                 continue
-            if heard and message == "":   # all of it was a copy of the correction (_uncopied)
+            if heard and message == "":   # all of it a copy of the correction, or only its own name
                 problems.append(f"{call.name} /message: says nothing to the person; answer them in your own words")
                 continue
             if heard and isinstance(message, str) and _NONE_WORDS.match(message):
@@ -205,20 +205,6 @@ class TurnRunner:
             return b.send_message(call, source_id)
         b.set_state(BrainState.AWAITING_RESULTS)
         return b.perform(call.name, call.args, source_id)
-
-
-def _uncopied(response: ProviderResponse, instructions: str) -> ProviderResponse:
-    """``response`` with each spoken line cut where it copies ``instructions``; a line that was
-    nothing but the copy is left empty, and turned back by ``_problems``."""
-    segments: list[ContentSegment] = []
-    for segment in response.segments:
-        call = segment.tool_call
-        if call is not None and call.name in SPEECH_ACTIONS:
-            args = {k: without_instructions(v, instructions) if isinstance(v, str) else v for k, v in call.args.items()}
-            if args != call.args:
-                segment = ContentSegment(type="tool_call", tool_call=ToolCall(call.name, args, call.id))
-        segments.append(segment)
-    return ProviderResponse(segments=segments, metadata=response.metadata)
 
 
 def _early(stream: SpokenStream | None) -> list[ActionResult]:

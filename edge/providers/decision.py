@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -218,6 +218,22 @@ _JAPANESE_START = "[\\u3040-\\u30ff\\u4e00-\\u9fff\\u3000-\\u303f\\uff01\\uff03-
 # decision, and '"params":{}}' was said aloud. Braces, brackets and double quotes (and their
 # full-width forms) are not part of anything a companion says.
 _WORD_CHARS = '[^\\n{}\\[\\]"\\uff02\\uff3b\\uff3d\\uff5b\\uff5d]'
+
+
+def map_spoken(response: ProviderResponse, change: Callable[[str], str]) -> ProviderResponse:
+    """``response`` with ``change`` applied to every string argument of its speech calls (ids
+    kept); the same object when nothing changed."""
+    segments: list[ContentSegment] = []
+    changed = False
+    for segment in response.segments:
+        call = segment.tool_call
+        if segment.type == "tool_call" and call is not None and call.name in SPEECH_ACTIONS:
+            args = {k: change(v) if isinstance(v, str) else v for k, v in call.args.items()}
+            if args != call.args:
+                segment = ContentSegment(type="tool_call", tool_call=ToolCall(call.name, args, call.id))
+                changed = True
+        segments.append(segment)
+    return ProviderResponse(segments=segments, metadata=response.metadata) if changed else response
 
 
 def speech_of(tools: Iterable[Tool], max_string: int = DEFAULT_MAX_STRING) -> Speech | None:
