@@ -24,6 +24,7 @@ returned a phrase for any speech, was removed. ``lm`` mode never uses the gramma
 from __future__ import annotations
 
 import math
+import os
 import threading
 import time
 from collections.abc import Iterable, Sequence
@@ -76,6 +77,16 @@ class Recognizer(Protocol):
     name: str
 
     def transcribe(self, pcm16k: np.ndarray) -> Transcript: ...
+
+
+def recognizer_threads() -> int:
+    """Threads for a recognizer: the cores this process may use, at most 4 (more only add overhead
+    on the short utterances a companion hears)."""
+    try:
+        cores = len(os.sched_getaffinity(0))
+    except AttributeError:   # not Linux
+        cores = os.cpu_count() or 1
+    return max(1, min(cores, 4))
 
 
 def check_pcm(pcm16k: Any) -> np.ndarray:

@@ -23,14 +23,13 @@ from __future__ import annotations
 
 import json
 import math
-import os
 import time
 from collections.abc import Iterable
 from typing import Any
 
 import numpy as np
 
-from edge.perception.stt import SAMPLE_RATE, RecognizerError, Transcript, check_pcm
+from edge.perception.stt import SAMPLE_RATE, RecognizerError, Transcript, check_pcm, recognizer_threads
 from edge.perception.stt_models import (VOSK_EXAMPLE, WHISPER_EXAMPLE, find_model, model_label, must_exist,
                                        vosk_check, whisper_files)
 
@@ -56,14 +55,6 @@ def whisper_prompt(companions: Iterable[Any]) -> str | None:
             lines.append(f"{name} is a robot." + (f" {name} can {', '.join(verbs)}." if verbs else ""))
     text = " ".join(lines)
     return text[:600] or None  # Whisper keeps at most half its 448-token context for a prompt
-
-
-def _cpu_threads() -> int:
-    try:
-        cores = len(os.sched_getaffinity(0))
-    except AttributeError:  # not Linux
-        cores = os.cpu_count() or 1
-    return max(1, min(cores, 4))
 
 
 class WhisperRecognizer:
@@ -105,7 +96,7 @@ class WhisperRecognizer:
         if len(set(folders)) < len(folders):
             raise RecognizerError(f"whisper model {model!r} names the same folder twice")
         self.files = whisper_files(folders)
-        threads = cpu_threads or _cpu_threads()
+        threads = cpu_threads or recognizer_threads()
         started = time.perf_counter()
         try:
             folder = self.files.single_folder

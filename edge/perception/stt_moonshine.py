@@ -24,7 +24,6 @@ bytes; ``▁`` marks a space, ``<...>`` tokens are control tokens and are not wr
 from __future__ import annotations
 
 import math
-import os
 import threading
 import time
 from collections.abc import Sequence
@@ -35,7 +34,7 @@ import numpy as np
 
 from edge.log import get_logger
 from edge.perception.ort_graph import OrtGraphError, ort_to_onnx_bytes
-from edge.perception.stt import SAMPLE_RATE, RecognizerError, Transcript, check_pcm
+from edge.perception.stt import SAMPLE_RATE, RecognizerError, Transcript, check_pcm, recognizer_threads
 
 log = get_logger(__name__)
 
@@ -79,14 +78,6 @@ class MoonshineTokenizer:
                 continue   # <s>, </s>, <unk>: control, not text
             out += piece
         return out.replace(_SPACE, b" ").decode("utf-8", errors="replace").strip()
-
-
-def _threads() -> int:
-    try:
-        cores = len(os.sched_getaffinity(0))
-    except AttributeError:   # not Linux
-        cores = os.cpu_count() or 1
-    return max(1, min(cores, 4))
 
 
 def model_folder(model: str) -> Path:
@@ -156,7 +147,7 @@ class MoonshineRecognizer:
         except ImportError as exc:
             raise RecognizerError(f"onnxruntime is not installed ({exc}); pip install onnxruntime") from exc
         self.folder = model_folder(model)
-        self.threads = cpu_threads or _threads()
+        self.threads = cpu_threads or recognizer_threads()
         started = time.perf_counter()
         opts = ort.SessionOptions()
         opts.intra_op_num_threads = self.threads
