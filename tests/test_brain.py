@@ -1,4 +1,7 @@
-"""The brain on a real broker with the scripted provider and the simulated body."""
+"""The brain with the scripted provider and the simulated body. They meet on the in-process
+transport (the same decode-and-validate path as the broker's): the broker is not what these tests
+are about (tests/test_bus*.py and tests/e2e/ keep it real). "Nothing more was published" is
+checked once every message sent so far was handled and the brain is idle, not after a sleep."""
 
 from __future__ import annotations
 
@@ -10,11 +13,11 @@ import pytest
 from body_drivers.node import BodyNode
 from body_drivers.sim import SimBody, SimConfig
 from edge.brain.loop import BrainConfig, CompanionBrain
-from edge.bus import Bus
 from edge.config import DEFAULT_COMPANION
 from edge.protocol.companion import load_companion
 from edge.protocol.payloads import Action, Perception
 from edge.providers.scripted import ScriptedProvider
+from edge.runtime.local import LocalHub
 
 
 @pytest.fixture
@@ -23,23 +26,28 @@ def pip():
 
 
 @pytest.fixture
-def world(broker, pip):
-    """A simulated body, an observer client that records every action, and a perception sender."""
+def world(pip):
+    """A simulated body, an observer client that records every action, and a perception sender;
+    ``client.hub`` is the in-process broker they share."""
+    hub = LocalHub()
     sim = SimBody(config=SimConfig(move_speed=10, look_speed=10, gesture_s=0.0))
-    body_bus = Bus("body", "body", broker.address).connect()
+    body_bus = hub.transport("body", "body")
     body = BodyNode(body_bus, sim, [pip]).start()
-    client = Bus("client", "test", broker.address).connect()
+    body_bus.connect()
+    client = hub.transport("client", "test")
     actions: queue.Queue = queue.Queue()
     client.subscribe(Action, actions.put)
+    client.connect()
     brains = []
 
     def start_brain(provider, **config) -> CompanionBrain:
-        bus = Bus(f"brain-{len(brains)}", "brain", broker.address).connect()
+        bus = hub.transport(f"brain-{len(brains)}", "brain")
         events: list = []
-        brain = CompanionBrain(pip, provider, bus, BrainConfig(**config), lambda k, d: events.append((k, d))).start()
+        brain = CompanionBrain(pip, provider, bus, BrainConfig(**config), lambda k, d: events.append((k, d)))
+        brain.node.start()   # handlers were registered when it was built; subscribed once connected
+        brain.start()
         brain.events = events
         brains.append((brain, bus))
-        time.sleep(0.2)
         return brain
 
     yield start_brain, client, actions, sim
@@ -57,6 +65,12 @@ def _wait(pred, timeout=10.0):
         if time.time() > deadline:
             raise AssertionError("timed out")
         time.sleep(0.02)
+
+
+def _settled(client, brain: CompanionBrain) -> None:
+    """No message on its way or in a handler and the brain idle (checked twice around the brain:
+    an idle brain with nothing in flight publishes nothing more)."""
+    _wait(lambda: client.hub.settle(0) and brain.idle() and client.hub.settle(0))
 
 
 def test_perception_to_action_to_result(world, pip):
@@ -92,7 +106,7 @@ def test_invalid_decision_is_corrected_before_anything_is_published(world, pip):
     _wait(lambda: brain.handled == 1)
     published = actions.get(timeout=2)
     assert published.params == {"x": -1, "y": 0, "z": 0.5}
-    time.sleep(0.2)
+    _settled(client, brain)
     assert actions.empty()
     correction = provider.calls[1][0]
     assert "rejected" in correction and "/x" in correction and "100" in correction
@@ -110,7 +124,7 @@ def test_unknown_action_fed_back_then_a_repeat_stops_the_turn(world):
     client.publish(Perception(title="input", body="fly!"))
     _wait(lambda: brain.handled == 1)
     assert len(provider.calls) == 2 and "unknown action 'fly'" in provider.calls[1][0]
-    time.sleep(0.2)
+    _settled(client, brain)
     assert actions.empty()
 
 
@@ -122,7 +136,7 @@ def test_different_failures_use_up_the_rounds(world):
     client.publish(Perception(title="input", body="do something"))
     _wait(lambda: brain.handled == 1)
     assert len(provider.calls) == 3  # 1 + max_corrections; the valid 4th reply is never asked for
-    time.sleep(0.2)
+    _settled(client, brain)
     assert actions.empty()
 
 
@@ -134,7 +148,7 @@ def test_ignores_other_companions_and_unknown_titles(world):
     client.publish(Perception(title="smell", body="coffee"))
     client.publish(Perception(title="input", body="for you"))
     _wait(lambda: brain.handled == 1)
-    time.sleep(0.3)
+    _settled(client, brain)
     assert len(provider.calls) == 1 and "for you" in provider.calls[0][0]
     assert any(k == "perception_rejected" and "smell" in d["reason"] for k, d in brain.events)
     assert actions.empty()  # no action is a valid decision
