@@ -1,4 +1,6 @@
-"""The simulated body on a real broker: results for every action, rejections named, estop, timeline."""
+"""The simulated body: results for every action, rejections named, estop, timeline. On the
+in-process transport (the same decode-and-validate path as the broker's): the broker is not what
+these tests are about (tests/test_bus*.py, test_servo_body.py and tests/e2e/ keep it real)."""
 
 from __future__ import annotations
 
@@ -11,10 +13,10 @@ import pytest
 from body_drivers.node import BodyNode
 from body_drivers.sim import SimBody, SimConfig
 from body_drivers.timeline import Timeline
-from edge.bus import Bus
 from edge.config import DEFAULT_COMPANION
 from edge.protocol.companion import load_companion
 from edge.protocol.payloads import Action, ActionResult, Estop
+from edge.runtime.local import LocalHub
 
 
 @pytest.fixture
@@ -23,11 +25,17 @@ def pip():
 
 
 @pytest.fixture
-def body(broker, pip, tmp_path):
+def hub():
+    return LocalHub()
+
+
+@pytest.fixture
+def body(hub, pip, tmp_path):
     timeline = Timeline(tmp_path / "timeline.jsonl")
     sim = SimBody(timeline=timeline, config=SimConfig(move_speed=5.0, look_speed=5.0))
-    bus = Bus("body-test", "body", broker.address).connect()
-    node = BodyNode(bus, sim, [pip], timeline).start()
+    bus = hub.transport("body-test", "body")
+    node = BodyNode(bus, sim, [pip], timeline).start()   # handlers first, then connect
+    bus.connect()
     assert bus.wait_subscribed(5)   # actions published from now on reach it
     yield node, sim
     node.stop()
@@ -35,10 +43,11 @@ def body(broker, pip, tmp_path):
 
 
 @pytest.fixture
-def brain_bus(broker):
-    bus = Bus("brain-test", "brain", broker.address).connect()
+def brain_bus(hub):
+    bus = hub.transport("brain-test", "brain")
     results: queue.Queue = queue.Queue()
     bus.subscribe(ActionResult, results.put)
+    bus.connect()
     assert bus.wait_subscribed(5)
     yield bus, results
     bus.close()
@@ -130,13 +139,16 @@ def test_estop_halts_a_move_and_refuses_new_actions(body, brain_bus, pip):
     refused = Action(name="look", params={"x": 0, "y": 0, "z": 1}, sender=pip.id)
     bus.publish(refused)
     assert _result_for(results, refused.id).error.code == "estop_engaged"
-    time.sleep(0.3)
+    # the move's result came once its motion had ended, so the pose is final by now
     assert sim.pose.position[0] == halted_at  # held where it stopped
     bus.publish(Estop(sender="test", engaged=False))
     _until(lambda: not node.estop_engaged)
     again = Action(name="look", params={"x": 0.1, "y": 0, "z": 1}, sender=pip.id)
     bus.publish(again)
     assert _result_for(results, again.id).ok
+    # the body carries actions out one at a time, in order: had anything been left to move it
+    # while held, it would have run before this look (a positive sync point, not a pause)
+    assert sim.pose.position[0] == halted_at
 
 
 def test_stop_cuts_the_current_action_and_drops_the_queue(body, brain_bus, pip):
