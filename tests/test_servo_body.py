@@ -1,10 +1,14 @@
-"""The servo executor against the byte-level simulators over a real pty, on a real broker.
+"""The servo executor against the byte-level simulators over a real pty.
 
 What a user would see: a look action moves the simulated servos to the angles the
 kinematics promise; estop stops and holds mid-motion; a brain that vanishes (its last
 will) puts the head in its safe pose with torque off and its leftover actions refused;
 the watchdog does the same after silence; a servo fault fails the action naming the
 joint and shows up on the body's status; a missing port is survived.
+
+The rig's nodes meet on the in-process transport (the same decode-and-validate path as the
+broker's); the vanished brain keeps a real broker, whose last will after a dropped socket is
+part of what it checks.
 """
 
 from __future__ import annotations
@@ -25,6 +29,8 @@ from edge.bus import Bus
 from edge.config import DEFAULT_COMPANION
 from edge.protocol.companion import load_companion
 from edge.protocol.payloads import Action, ActionResult, Estop, Status
+from edge.runtime.local import LocalHub
+from servo_harness import wait_for
 
 
 def body_table(port: str, protocol: str = "feetech", pan_speed: float = 120, **servo) -> dict:
@@ -46,6 +52,19 @@ def sim_degrees(sim, config, name: str) -> float:
     return to_degrees(joint, scale_for(joint), round(sim.position(joint.id)))
 
 
+def sim_goal_degrees(sim, config, name: str) -> float:
+    """Where the simulated servo is headed (its goal register): it moves only while this differs
+    from its position."""
+    joint = config.joint(name)
+    with sim.server.lock:
+        goal = sim.servos[joint.id].goal()
+    return to_degrees(joint, scale_for(joint), goal)
+
+
+def near(sim, config, name: str, degrees: float, tol: float):
+    return lambda: abs(sim_degrees(sim, config, name) - degrees) <= tol
+
+
 @pytest.mark.parametrize("protocol", ["feetech", "dynamixel", "maestro"])
 def test_look_moves_the_simulated_servos_to_the_promised_angles(tmp_path, protocol):
     link = str(tmp_path / "servos")
@@ -55,12 +74,13 @@ def test_look_moves_the_simulated_servos_to_the_promised_angles(tmp_path, protoc
         try:
             assert body.state == "active", list(body.faults)
             body.execute(Action(name="look", params={"x": -0.5, "y": 0.25, "z": 1}, sender="t"), threading.Event())
-            time.sleep(0.1)   # the servo finishes the last tolerance-degree on its own
             tol = config.control.tolerance_deg
+            # the servo finishes the last tolerance-degree on its own
+            wait_for(lambda: near(sim, config, "pan", -26.57, tol)() and near(sim, config, "tilt", 12.6, tol)())
             assert sim_degrees(sim, config, "pan") == pytest.approx(-26.57, abs=tol)
             assert sim_degrees(sim, config, "tilt") == pytest.approx(12.6, abs=tol)
             body.execute(Action(name="look", params={"x": 0, "y": -1, "z": 1}, sender="t"), threading.Event())
-            time.sleep(0.1)
+            wait_for(near(sim, config, "tilt", -30, tol))
             assert sim_degrees(sim, config, "tilt") == pytest.approx(-30, abs=tol)   # -45° asked, min_deg -30
         finally:
             body.close()
@@ -72,30 +92,36 @@ def pip():
 
 
 class Rig:
-    """Simulator + ServoBody + BodyNode + SafetyMonitor on the test broker, and a brain's bus."""
+    """Simulator + ServoBody + BodyNode + SafetyMonitor, and a brain's bus: on a LocalHub, or on
+    the test broker when one is given."""
 
     def __init__(self, broker, tmp_path, pip, **servo):
+        hub = LocalHub() if broker is None else None
+
+        def connect(node_id: str, kind: str, announce: bool = True, keepalive: int = 10):
+            if hub is not None:
+                return hub.transport(node_id, kind, announce=announce).connect()
+            return Bus(node_id, kind, broker.address, announce=announce, keepalive=keepalive).connect()
+
         self.link = str(tmp_path / "servos")
         self.sim = start_simulator("feetech", self.link, [1, 2])
         self.config = parse_body_config(body_table(self.link, pan_speed=servo.pop("pan_speed", 120), **servo))
         self.body = build_servo_body(self.config).start()
-        self.body_bus = Bus("body-rig", "body", broker.address).connect()
+        self.body_bus = connect("body-rig", "body")
         self.node = BodyNode(self.body_bus, self.body, [pip]).start()
         self.monitor = SafetyMonitor(self.body_bus, self.body).start()
-        self.watch = Bus("watcher", "test", broker.address, announce=False).connect()
+        self.watch = connect("watcher", "test", announce=False)
         self.results: queue.Queue = queue.Queue()
         self.statuses: queue.Queue = queue.Queue()
         self.watch.subscribe(ActionResult, self.results.put)
         self.watch.subscribe(Status, lambda s: self.statuses.put(s) if s.node == "body-rig" else None)
         for bus in (self.body_bus, self.watch):
             assert bus.wait_subscribed(10)   # every SUBACK in: nothing sent from here on is missed
-        self.brain = Bus(f"brain-{pip.id}", "brain", broker.address, keepalive=1).connect()
+        self.brain = connect(f"brain-{pip.id}", "brain", keepalive=1)
         self.brain.set_status("online", companion=pip.id)
         self.pip = pip
-        deadline = time.monotonic() + 10
-        while self.brain.node_id not in self.monitor.online:   # the monitor watches this brain now
-            assert time.monotonic() < deadline, "the safety monitor never saw the brain online"
-            time.sleep(0.01)
+        assert wait_for(lambda: self.brain.node_id in self.monitor.online, timeout=10), \
+            "the safety monitor never saw the brain online"   # the monitor watches this brain now
 
     def act(self, name: str, params: dict, wait: bool = True, timeout: float = 8.0):
         action = Action(name=name, params=params, sender=self.pip.id)
@@ -138,10 +164,10 @@ class Rig:
 
 
 @pytest.fixture
-def rig(broker, tmp_path, pip):
+def rig(tmp_path, pip):
     made: list[Rig] = []
 
-    def make(**servo) -> Rig:
+    def make(broker=None, **servo) -> Rig:
         made.append(Rig(broker, tmp_path, pip, **servo))
         return made[-1]
     yield make
@@ -152,28 +178,28 @@ def rig(broker, tmp_path, pip):
 def test_estop_stops_mid_motion_holds_and_refuses(rig):
     r = rig(pan_speed=30)   # 45° takes 1.5 s: time to press the button half-way
     action = r.act("look", {"x": 1, "y": 0, "z": 1}, wait=False)
-    deadline = time.monotonic() + 10
-    while sim_degrees(r.sim, r.config, "pan") < 10 and time.monotonic() < deadline:   # under way
-        time.sleep(0.01)
+    wait_for(lambda: sim_degrees(r.sim, r.config, "pan") >= 10, timeout=10, step=0.01)   # under way
     r.watch.publish(Estop(sender="operator", engaged=True))
     result = r.result(action.id)
     assert not result.ok and result.error.code == "cancelled"
     r.status_where(lambda s: s.extra.get("safety") == "estop")
     held = sim_degrees(r.sim, r.config, "pan")
     assert 5 < held < 40
-    time.sleep(0.4)
-    assert sim_degrees(r.sim, r.config, "pan") == pytest.approx(held, abs=0.5)   # holding, not drifting on
+    # holding, not drifting on: the servo's own goal is where it stopped, so it cannot move on
+    assert sim_goal_degrees(r.sim, r.config, "pan") == pytest.approx(held, abs=0.5)
     assert r.torque(1) == 1 and r.torque(2) == 1                                  # and not limp
     refused = r.act("look", {"x": -1, "y": 0, "z": 1})
     assert refused.error.code == "estop_engaged"
+    # and still there once the body has answered another action (in order, after the estop)
+    assert sim_degrees(r.sim, r.config, "pan") == pytest.approx(held, abs=0.5)
     r.watch.publish(Estop(sender="operator", engaged=False))
     r.status_where(lambda s: s.extra.get("safety") == "active")
     done = r.act("look", {"x": 0, "y": 0, "z": 1})
     assert done.ok, done.error
 
 
-def test_a_vanished_brain_puts_the_head_to_rest_and_its_leftovers_are_refused(rig):
-    r = rig()
+def test_a_vanished_brain_puts_the_head_to_rest_and_its_leftovers_are_refused(broker, rig):   # the broker outlives the rig
+    r = rig(broker=broker)
     assert r.act("look", {"x": 1, "y": 0.5, "z": 1}).ok
     r.brain.client._sock.close()   # the brain dies without DISCONNECT: the broker sends its will
     r.brain.client.loop_stop()
@@ -188,9 +214,7 @@ def test_a_vanished_brain_puts_the_head_to_rest_and_its_leftovers_are_refused(ri
     back = Bus(f"brain-{r.pip.id}", "brain", r.brain.broker).connect()   # it restarts
     back.set_status("online", companion=r.pip.id)
     try:
-        deadline = time.time() + 5
-        while r.pip.id in r.body.blocked and time.time() < deadline:
-            time.sleep(0.05)
+        wait_for(lambda: r.pip.id not in r.body.blocked, timeout=5)
         woke = r.act("look", {"x": 0, "y": 0, "z": 1})
         assert woke.ok, woke.error
         assert r.torque(1) == 1
