@@ -85,10 +85,12 @@ class PipewireRoomFace:
         return self.room.last_sound_before(t)
 
     def describe(self) -> str:
+        from pipewire_server import versions
+
         canceller = "no echo canceller"
         if self.aec:
             canceller = f"PipeWire echo-cancel (WebRTC{', ' + self.aec_args if self.aec_args else ', defaults'})"
-        return (f"PipeWire graph, {canceller}, echo path {self.echo_db:g} dB direct + reverberant tail "
+        return (f"{versions()} graph, {canceller}, echo path {self.echo_db:g} dB direct + reverberant tail "
                 f"(RT60 {self.rt60_s:g} s)")
 
     def close(self) -> None:

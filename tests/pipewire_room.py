@@ -30,7 +30,7 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-from pipewire_server import GRAPH_RATE, PipewireServer
+from pipewire_server import GRAPH_RATE, PipewireServer, pw_cat
 
 from edge.log import get_logger
 
@@ -137,7 +137,7 @@ class PipewireRoom:
         return self.person_onsets[i] if i < len(self.person_onsets) and self.person_onsets[i] < end else None
 
     def _cat(self, mode: str, target: str, channels: int, extra: list[str]) -> subprocess.Popen[bytes]:
-        argv = [mode, "--target", target, "--rate", str(RATE), "--channels", str(channels), "--format", "s16",
+        argv = [*pw_cat(mode), "--target", target, "--rate", str(RATE), "--channels", str(channels), "--format", "s16",
                 "--latency", str(BLOCK), *extra, "-"]
         logfile = open(self.folder / f"{mode}.log", "ab")   # noqa: SIM115 - open for the process' life
         self._logs.append(logfile)

@@ -2,13 +2,18 @@
 D-Bus session WirePlumber 0.4 needs) in a private runtime folder, with null devices for the sound
 card and the room's echo path in the graph (tests/pipewire_room.py), and PipeWire's WebRTC echo
 canceller configured exactly as deploy/pipewire/echo-cancel.conf sets it up on a Pi.
+
+Runs on PipeWire 0.3.65 + WirePlumber 0.4.13 (Debian 12, Pi OS bookworm) and PipeWire 1.4 +
+WirePlumber 0.5 (Debian 13, Pi OS trixie). The one difference the rig meets is pw-cat's (``pw_cat``);
+the graph, the links WirePlumber makes and ``pw-dump``'s output are the same on both.
 """
 
 from __future__ import annotations
 
+import functools
 import glob
-import re
 import json
+import re
 import os
 import shutil
 import subprocess
@@ -122,23 +127,34 @@ def missing() -> str | None:
                              ("/usr/lib/*/pipewire-0.3/libpipewire-module-echo-cancel.so", "libpipewire-0.3-modules")):
         if not glob.glob(pattern):
             return f"{pattern} missing (apt-get install {package})"
-    version = _pipewire_version()
-    if version is not None and version[0] >= 1:
-        # Debian 13's PipeWire 1.4 / WirePlumber 0.5: the rig starts, but the person's stream is never
-        # linked to the probe (seen in a trixie chroot, 2026-11-27); the rig is not ported yet
-        return (f"the room rig is written for PipeWire 0.3 (Debian 12); on PipeWire {'.'.join(map(str, version))} "
-                "the person's stream is not linked to the probe: not yet ported (docs/microphone.md)")
     return None
 
 
-def _pipewire_version() -> tuple[int, ...] | None:
-    """The installed libpipewire's version ("Linked with libpipewire 1.4.2"), or None if unreadable."""
+@functools.cache
+def pw_cat(mode: str) -> list[str]:
+    """``pw-play`` / ``pw-record`` for headerless samples on stdin / stdout. PipeWire 1.x's pw-cat
+    reads and writes sound files through libsndfile unless told ``--raw``: stdin without a header is
+    never played (its stream never appears), stdout gets an AU header; 0.3's pw-cat is raw on a pipe
+    and has no such option."""
     try:
-        out = subprocess.run(["pipewire", "--version"], capture_output=True, text=True, timeout=10, check=False).stdout
+        text = subprocess.run([mode, "--help"], capture_output=True, text=True, timeout=10, check=False).stdout
     except (OSError, subprocess.SubprocessError):
-        return None
-    found = re.search(r"Linked with libpipewire (\d+)\.(\d+)\.(\d+)", out)
-    return tuple(int(g) for g in found.groups()) if found else None
+        text = ""
+    return [mode, "--raw"] if "--raw" in text else [mode]
+
+
+@functools.cache
+def versions() -> str:
+    """"PipeWire 1.4.2, WirePlumber 0.5.8": the linked libraries' versions (for the bench's results)."""
+    found = []
+    for tool, name in (("pipewire", "PipeWire"), ("wireplumber", "WirePlumber")):
+        try:
+            out = subprocess.run([tool, "--version"], capture_output=True, text=True, timeout=10, check=False).stdout
+        except (OSError, subprocess.SubprocessError):
+            out = ""
+        match = re.search(r"Linked with lib\w+ ([\d.]+)", out)
+        found.append(f"{name} {match.group(1) if match else '?'}")
+    return ", ".join(found)
 
 
 class PipewireServer:
