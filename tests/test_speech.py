@@ -13,6 +13,7 @@ import numpy as np
 import pytest
 
 from alsa_sink import alsa_file_sink, read_wav  # noqa: F401  (fixture)
+from servo_harness import wait_for
 from body_drivers.speech.playback import AudioDeviceError, AudioOutput, list_output_devices
 from body_drivers.speech.speaker import Speaker, SpeechError
 from body_drivers.speech.tts import (
@@ -186,12 +187,12 @@ def test_cancel_cuts_speech_short(alsa_file_sink, piper):
     cancel = threading.Event()
     cancelled_at: list[float] = []
 
+    heard = 44 + int(0.5 * piper.sample_rate) * 2   # the WAV header and half a second of int16 mono
+
     def cancel_once_audible() -> None:
-        """Cancel 0.8 s after sound starts (not after the call: a busy machine synthesizes slowly)."""
-        deadline = time.monotonic() + 30
-        while not any(p.stat().st_size > 44 for p in alsa_file_sink.recordings()) and time.monotonic() < deadline:
-            time.sleep(0.01)
-        time.sleep(0.8)
+        """Cancel once half a second of speech reached the sink: its size, not a clock after the call
+        or the first sound (a busy machine synthesizes slowly and the playback waits for it)."""
+        wait_for(lambda: any(p.stat().st_size >= heard for p in alsa_file_sink.recordings()), timeout=30, step=0.01)
         cancelled_at.append(time.monotonic())
         cancel.set()
 
@@ -205,7 +206,7 @@ def test_cancel_cuts_speech_short(alsa_file_sink, piper):
     assert report.sentences_synthesized < report.sentences
     played, rate = alsa_file_sink.last()
     assert played.size == report.frames_written
-    assert 0.3 < played.size / rate < 2.5  # about 0.8 s of a ~40 s text
+    assert 0.3 < played.size / rate < 2.5  # about half a second of a ~40 s text
     assert cancelled_at[0] <= returned   # returned after the cancel (how promptly: bench/pacing.py)
     # The speaker is not wedged: the next utterance plays in full.
     assert not speaker.speak(HELLO).cancelled
