@@ -11,6 +11,7 @@ stopped (torque on, as during the estop) until an action moves it.
 
 from __future__ import annotations
 
+import collections
 import queue
 import threading
 from typing import Callable, NamedTuple
@@ -47,30 +48,45 @@ class GoalWrite(NamedTuple):
     joint: str
     goal: float        # degrees, as the servo stored it
     present: float     # where the servo was when the goal arrived
-    estop: bool        # whether the body's estop was engaged when the servo took it
+    estop: bool        # whether the body's estop was engaged when the body sent it
 
 
 class GoalLog:
-    """Every goal the simulated servos take, in order; tests wait on it instead of sleeping."""
+    """Every goal the simulated servos take, in order; tests wait on it instead of sleeping.
+
+    Whether the estop was engaged is taken when the body sends a goal, not when the simulator
+    handles it: on a starved machine the simulator may read a tick sent before the estop after
+    it, and that tick was no motion during the estop.
+    """
 
     def __init__(self, sim, config, body) -> None:
         self.rows: list[GoalWrite] = []
         self._cond = threading.Condition()
+        self._sent: dict[str, collections.deque[bool]] = collections.defaultdict(collections.deque)
         joints = {j.id: j for j in config.joints}
         handler, original = sim.handler, sim.handler._write
+        send = body.io.write
+
+        def sending(pose):
+            with self._cond:       # the body's gate holds its lock here: send order is wire order
+                for name in pose:
+                    self._sent[name].append(body.gate.estop)
+            return send(pose)
 
         def write(servo, address: int, data: bytes):
             extra = original(servo, address, data)
             if servo.covers("goal_position", address, len(data)):
                 joint = joints[servo.servo_id]
                 scale = scale_for(joint)
-                row = GoalWrite(joint.name, to_degrees(joint, scale, servo.goal()),
-                                to_degrees(joint, scale, round(servo.position)), body.gate.estop)
                 with self._cond:
-                    self.rows.append(row)
+                    sent = self._sent[joint.name]
+                    estop = sent.popleft() if sent else body.gate.estop
+                    self.rows.append(GoalWrite(joint.name, to_degrees(joint, scale, servo.goal()),
+                                               to_degrees(joint, scale, round(servo.position)), estop))
                     self._cond.notify_all()
             return extra
         handler._write = write
+        body.io.write = sending
 
     def wait(self, predicate: Callable[[list[GoalWrite]], bool], timeout: float = 10) -> bool:
         with self._cond:
