@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import time
-
 import pytest
 
 from body_drivers.servo.bus import PROTOCOLS, ServoBus, ServoError, open_bus
@@ -41,8 +39,13 @@ def test_goal_moves_the_position_over_time(protocol, tmp_path):
         bus.write_goal(ids[0], goal)       # first goal (maestro: pulses start at the target)
         start = bus.read_position(ids[0])
         bus.write_goal(ids[0], CASES[protocol][2])
-        time.sleep(0.04)
-        midway = bus.read_position(ids[0])
+        readings: list[int] = []
+
+        def under_way() -> bool:   # past where it was, toward the new goal (it may still be heading for the first)
+            readings.append(bus.read_position(ids[0]))
+            return (readings[-1] - start) * (CASES[protocol][2] - start) > 0
+        assert wait_for(under_way, step=0.005)
+        midway = readings[-1]
         assert midway != CASES[protocol][2], "arrived instantly; the speed limit is not simulated"
         assert min(start, CASES[protocol][2]) <= midway <= max(start, CASES[protocol][2])
         assert wait_for(lambda: bus.read_position(ids[0]) == CASES[protocol][2], timeout=3)
@@ -66,7 +69,7 @@ def test_sync_write_with_speed_limits_the_motion(protocol, tmp_path):
         assert wait_for(lambda: bus.read_positions(ids) == {i: low for i in ids})
         speed = 10 if protocol.startswith("maestro") else 100   # 1000 quarter-µs/s; ~100-1500 ticks/s
         bus.sync_write_goals({i: high for i in ids}, speed=speed)
-        time.sleep(0.1)
+        assert wait_for(lambda: all(p > low for p in bus.read_positions(ids).values()), step=0.01)   # all under way
         positions = bus.read_positions(ids)
         assert all(low < p < high for p in positions.values()), positions
 
@@ -78,7 +81,7 @@ def test_torque_off_stops_motion(protocol, tmp_path):
         bus.write_goal(ids[0], low)
         assert wait_for(lambda: bus.read_position(ids[0]) == low)
         bus.write_goal(ids[0], high)
-        time.sleep(0.02)
+        assert wait_for(lambda: bus.read_position(ids[0]) != low, step=0.005)   # under way
         bus.set_torque([ids[0]], False)
         if protocol.startswith("maestro"):
             assert bus.read_position(ids[0]) == 0           # no pulses at all
@@ -86,7 +89,11 @@ def test_torque_off_stops_motion(protocol, tmp_path):
             assert wait_for(lambda: bus.read_position(ids[0]) == high)
         else:
             held = bus.read_position(ids[0])
-            time.sleep(0.05)
+            # a witness with torque on: once it has moved 100 ticks (~12 ms at this speed), this one
+            # would have moved as far had it gone on
+            witness = bus.read_position(ids[1])
+            bus.write_goal(ids[1], high if witness != high else low)
+            assert wait_for(lambda: abs(bus.read_position(ids[1]) - witness) >= 100, step=0.005)
             assert bus.read_position(ids[0]) == held and held != high
 
 
