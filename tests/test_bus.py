@@ -9,6 +9,7 @@ import time
 
 from edge.bus import Bus
 from edge.protocol.payloads import Action, Perception, Status
+from servo_harness import wait_for
 
 
 def _collect(bus: Bus, payload_type) -> "queue.Queue":
@@ -41,9 +42,7 @@ def test_invalid_payload_is_reported_not_raised(broker):
         pub.publish_raw("actions", b'{"id": "x", "from": "a", "name": "speak", "params": [], "ts": 1}').wait_for_publish(2)
         pub.publish(Action(name="speak", params={"message": "hi"}, sender="brain")).wait_for_publish(2)
         assert good.get(timeout=3).params == {"message": "hi"}
-        deadline = time.time() + 3
-        while len(invalid) < 2 and time.time() < deadline:
-            time.sleep(0.05)
+        wait_for(lambda: len(invalid) >= 2, timeout=3)
     assert "not JSON" in invalid[0][1]
     assert "/id" in invalid[1][1] and "/params" in invalid[1][1] and "object" in invalid[1][1]
     assert invalid[0][2] == b"{not json"
@@ -87,16 +86,14 @@ def test_no_qos1_action_lost_across_broker_restart(broker):
         if i == 20:
             broker.stop()  # SIGTERM: mosquitto writes its persistence file
         if 20 <= i < 40:
-            time.sleep(0.05)  # about a second and a half without a broker
+            time.sleep(0.05)  # the stream goes on while the broker is away: about a second and a half
         if i == 40:
             broker.start()
         a = Action(name="look", params={"i": i}, sender="brain")
         pub.publish(a)
         sent.append(a.id)
-        time.sleep(0.02)
-    deadline = time.time() + 30
-    while len({a.id for a in received}) < len(sent) and time.time() < deadline:
-        time.sleep(0.1)
+        time.sleep(0.02)   # a stream, paced as a brain would send it
+    wait_for(lambda: len({a.id for a in received}) >= len(sent), timeout=30)
     got = {a.id for a in received}
     missing = [i for i, aid in enumerate(sent) if aid not in got]
     assert not missing, f"lost actions {missing}"
@@ -110,9 +107,7 @@ def test_two_processes_with_one_client_id_are_named(broker, caplog):
     caplog.set_level(logging.ERROR, logger="edge.bus")
     first = Bus("twin", "brain", broker.address).connect()
     second = Bus("twin", "brain", broker.address).connect()
-    deadline = time.time() + 15
-    while "bus.client_id_conflict" not in caplog.text and time.time() < deadline:
-        time.sleep(0.1)
+    wait_for(lambda: "bus.client_id_conflict" in caplog.text, timeout=15)
     first.close(); second.close()
     assert "bus.client_id_conflict" in caplog.text and "client_id=twin " in caplog.text
 
