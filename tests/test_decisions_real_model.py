@@ -1,5 +1,7 @@
 """What the companion decides on the defaults: the real default model (Qwen2.5-Coder-0.5B through
-llama.cpp, fixed seed), the real companion files, a real broker and the simulated body.
+llama.cpp, fixed seed), the real companion files and the simulated body, meeting on the in-process
+transport (the broker is not what these tests are about; the camera run that makes the vision
+perception keeps one).
 
 These look at what was decided and what moved, not at the shape of a reply: "look to your left"
 turns the head left, "bark two times" barks twice, a person on the left of a real camera frame is
@@ -23,11 +25,11 @@ import pytest
 from body_drivers.node import BodyNode
 from body_drivers.sim import SimBody, SimConfig
 from edge.brain.loop import BrainConfig, CompanionBrain
-from edge.bus import Bus
 from edge.protocol.companion import Companion, load_companion
 from edge.protocol.payloads import Action, Perception
 from edge.providers import model_files
 from edge.providers.embedded import EmbeddedProvider
+from edge.runtime.local import LocalHub
 from vision_frames import needs_vtest, person_on_the_left_perception
 
 COMPANIONS = Path(__file__).resolve().parents[1] / "companions"
@@ -49,20 +51,23 @@ def model():
 
 
 @pytest.fixture
-def stage(broker):
+def stage():
     """Brings up one companion on the real model with a simulated body; yields a function that
     sends one perception and returns the actions the brain published for it, and the body."""
+    hub = LocalHub()
     made: list = []
 
     def start(name: str, model: EmbeddedProvider):
         companion: Companion = load_companion(COMPANIONS / f"{name}.json")
         sim = SimBody(config=SimConfig(move_speed=50, look_speed=50, gesture_s=0.0))
-        body_bus = Bus("body", "body", broker.address).connect()
+        body_bus = hub.transport("body", "body")
         body = BodyNode(body_bus, sim, [companion]).start()
-        watcher = Bus("watcher", "test", broker.address).connect()
+        body_bus.connect()
+        watcher = hub.transport("watcher", "test")
         seen: queue.Queue[Action] = queue.Queue()
         watcher.subscribe(Action, seen.put)
-        bus = Bus(f"brain-{companion.id}", "brain", broker.address).connect()
+        watcher.connect()
+        bus = hub.transport(f"brain-{companion.id}", "brain")
         events: list = []
         finished = threading.Event()
 
@@ -71,7 +76,9 @@ def stage(broker):
             if kind == "state" and data.get("state") == "waiting" and any(k == "perception" for k, _ in events):
                 finished.set()      # the turn for the perception is over: its results are in
 
-        brain = CompanionBrain(companion, model, bus, BrainConfig(memory_messages=0), observer=observe).start()
+        brain = CompanionBrain(companion, model, bus, BrainConfig(memory_messages=0), observer=observe)
+        brain.node.start()   # handlers were registered when it was built; subscribed once connected
+        brain.start()
         made.append((brain, bus, body, body_bus, watcher))
 
         def decide(perception: Perception) -> tuple[list[Action], list]:
@@ -79,6 +86,7 @@ def stage(broker):
             finished.clear()
             bus.publish(perception).wait_for_publish(5)
             assert finished.wait(120), "the brain did not finish the perception"
+            assert hub.settle(), "the watcher has not handled every action yet"   # everything published is seen
             out = []
             while not seen.empty():
                 out.append(seen.get_nowait())
