@@ -7,8 +7,6 @@ whose parameters contain ``FF FF FD`` goes out unstuffed; the values used here a
 
 from __future__ import annotations
 
-import time
-
 import pytest
 
 from body_drivers.servo.sim import start_simulator
@@ -100,8 +98,7 @@ def test_scservo_sdk_sync_write_and_sync_read(sts_port):
     for servo_id, goal in ((1, 1200), (2, 3300)):
         ph.write1ByteTxRx(port, servo_id, 40, 1)
         assert writer.addParam(servo_id, [goal & 0xFF, goal >> 8])
-    assert writer.txPacket() == scs.COMM_SUCCESS
-    time.sleep(0.01)
+    assert writer.txPacket() == scs.COMM_SUCCESS   # no answer to wait for: the line keeps order
     reader = scs.GroupSyncRead(port, ph, 56, 2)
     reader.addParam(1)
     reader.addParam(2)
