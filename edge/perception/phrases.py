@@ -77,6 +77,22 @@ class PhraseGrammar:
     pattern: re.Pattern[str] = field(repr=False)  # over "w1 w2 ... " (each word then a space)
     phrases: tuple[str, ...]          # the templates it was built from (after OOV filtering)
     dropped: tuple[str, ...] = ()     # templates left out, each with the reason
+    names: tuple[str, ...] = ()       # the companions' names it answers to ("robot" besides)
+
+    def sentences(self) -> list[str]:
+        """Every single-part utterance of the grammar, addressed or not ("pip look left",
+        "look left please"): what a re-ranker compares a free transcript with. Utterances of
+        two parts are left out (their number is the square of these)."""
+        names = self.names + ("robot",)
+        before = ("",) + tuple(f"{n} " for n in names) + ("please ",) + tuple(f"{n} please " for n in names)
+        after = ("",) + tuple(f" {n}" for n in names) + (" please",)
+        out: dict[str, None] = {}
+        for template in self.phrases:
+            for phrase in expand(template, {"<name>": names}):
+                for head in before:
+                    for tail in after:
+                        out[f"{head}{phrase}{tail}"] = None
+        return list(out)
 
     def complete(self, hypothesis: str) -> bool:
         """True when the words are a whole phrase of the grammar, not a prefix of one."""
@@ -117,6 +133,40 @@ def _check_brackets(template: str, tokens: list[str]) -> None:
                 raise GrammarError(f"template {template!r}: unbalanced {tok!r}")
     if stack:
         raise GrammarError(f"template {template!r}: {stack[-1]!r} missing")
+
+
+def expand(template: str, rules: dict[str, Sequence[str]] | None = None) -> list[str]:
+    """Every phrase a template stands for: each alternative, each optional part in and out,
+    each ``<rule>`` replaced by its phrases ("look [to the] (left | right)" gives four)."""
+    tokens = tokenize(template)
+    rules = rules or {}
+
+    def sequence(i: int, stops: str) -> tuple[list[list[str]], int]:
+        out: list[list[str]] = [[]]
+        while i < len(tokens) and tokens[i] not in stops:
+            tok = tokens[i]
+            if tok in "[(":
+                inner, i = choice(i + 1, "]" if tok == "[" else ")")
+                if tok == "[":
+                    inner.append([])
+                out = [head + tail for head in out for tail in inner]
+                continue
+            words = [r.split() for r in rules.get(tok, ())] if tok.startswith("<") else [[tok]]
+            out = [head + w for head in out for w in words]
+            i += 1
+        return out, i
+
+    def choice(i: int, close: str) -> tuple[list[list[str]], int]:
+        alternatives: list[list[str]] = []
+        while True:
+            found, i = sequence(i, "|" + close)
+            alternatives += found
+            if tokens[i] == close:
+                return alternatives, i + 1
+            i += 1
+
+    phrases, _ = sequence(0, "")
+    return list(dict.fromkeys(" ".join(p) for p in phrases if p))
 
 
 def words_of(template: str) -> set[str]:
@@ -231,7 +281,8 @@ def build_grammar(templates: Iterable[str], names: Iterable[str] = (), *,
     name_re = rules["<name>"]
     part = f"(?:{name_re})?(?:please )?(?:{phrase_re})(?:please )?(?:{name_re})?"
     full = f"{part}(?:{part})?"
-    return PhraseGrammar(text=text, pattern=re.compile(full), phrases=tuple(kept), dropped=tuple(dropped))
+    return PhraseGrammar(text=text, pattern=re.compile(full), phrases=tuple(kept), dropped=tuple(dropped),
+                         names=tuple(name_list))
 
 
 def grammar_for(companions: Iterable[Any], extra: Iterable[str] = (), *,

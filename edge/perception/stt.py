@@ -238,7 +238,7 @@ def make_recognizer(spec: str = FALLBACK_STT, companions: Iterable[Any] = (),
         return VoskRecognizer(arg)
     if kind.partition("?")[0] == "moonshine":
         from edge.perception.stt_moonshine import moonshine_from_spec
-        return moonshine_from_spec(spec)
+        return moonshine_from_spec(spec, companions)   # the companions' grammar re-ranks its text
     raise RecognizerError(f"unknown speech recognizer {spec!r}: expected pocketsphinx[:hybrid|lm], "
                           "whisper:MODEL, moonshine[:base-en|FOLDER][?threads=N] or vosk:MODEL")
 

@@ -26,14 +26,16 @@ from __future__ import annotations
 import math
 import threading
 import time
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
 from edge.log import get_logger
+from edge.perception.grammar_rerank import GrammarReranker, Reranked
 from edge.perception.ort_graph import OrtGraphError, ort_to_onnx_bytes
+from edge.perception.phrases import grammar_for
 from edge.perception.stt import SAMPLE_RATE, RecognizerError, Transcript, check_pcm, recognizer_threads
 
 log = get_logger(__name__)
@@ -43,6 +45,7 @@ FILES = ("encoder_model.ort", "decoder_model_merged.ort", "tokenizer.bin")
 FETCH = f"companion models fetch {MODEL_NAME}"
 ALIASES = ("", "base-en", "base", MODEL_NAME)
 BOS, EOS = 1, 2                 # <s>, </s> in tokenizer.bin
+BYTE_TOKENS = 259               # ids below: <unk>, <s>, </s> and the 256 byte fallbacks
 TOKENS_PER_S = 8.0              # English runs 3-5 tokens a second; more is a decoder going round in circles
 MIN_SAMPLES = SAMPLE_RATE // 10
 _SPACE = "\u2581".encode()
@@ -69,6 +72,35 @@ class MoonshineTokenizer:
         if len(tokens) < 3:
             raise RecognizerError(f"{source} holds {len(tokens)} tokens: not a Moonshine tokenizer")
         self.tokens = tokens
+        self._ids: dict[bytes, int] | None = None   # built on the first encode
+        self._longest = 0
+
+    def encode(self, text: str) -> list[int]:
+        """Text to the fewest tokens that spell it (a space becomes ``▁``, as the model writes);
+        where a piece is both a byte token and a learned one, the learned one. Raises
+        ``ValueError`` for text the vocabulary cannot spell."""
+        if self._ids is None:
+            ids: dict[bytes, int] = {}
+            for i, piece in enumerate(self.tokens):
+                if piece and not (len(piece) > 2 and piece.startswith(b"<") and piece.endswith(b">")):
+                    ids[piece] = i if piece not in ids or i >= BYTE_TOKENS else ids[piece]
+            self._ids, self._longest = ids, max(map(len, ids))
+        data = _SPACE + text.strip().replace(" ", "\u2581").encode()
+        best: list[list[int] | None] = [None] * (len(data) + 1)
+        best[0] = []
+        for start in range(len(data)):
+            path = best[start]
+            if path is None:
+                continue
+            for end in range(start + 1, min(start + self._longest, len(data)) + 1):
+                token = self._ids.get(data[start:end])
+                known = best[end]
+                if token is not None and (known is None or len(path) + 1 < len(known)):
+                    best[end] = path + [token]
+        spelled = best[-1]
+        if spelled is None:
+            raise ValueError(f"the Moonshine vocabulary cannot spell {text!r}")
+        return spelled
 
     def decode(self, ids: Sequence[int]) -> str:
         out = bytearray()
@@ -96,18 +128,24 @@ def model_folder(model: str) -> Path:
     return folder
 
 
-def moonshine_from_spec(spec: str) -> MoonshineRecognizer:
-    """``moonshine[:base-en|FOLDER][?threads=N]``: one thread suits a board whose cores are busy
-    with other work (docs/microphone.md measured it), the default uses the cores, at most 4."""
+def moonshine_from_spec(spec: str, companions: Iterable[Any] = ()) -> MoonshineRecognizer:
+    """``moonshine[:base-en|FOLDER][?threads=N][&grammar=off]``: one thread suits a board whose
+    cores are busy with other work (docs/microphone.md measured it), the default uses the cores,
+    at most 4. The companions' grammar re-ranks what it writes (``grammar_rerank``) unless off."""
     head, _, query = spec.strip().partition("?")
     model = head.partition(":")[2].strip() or "base-en"
     threads = None
+    grammar = True
     for pair in filter(None, query.split("&")):
         key, _, value = pair.partition("=")
-        if key != "threads" or not value.isdigit() or not 1 <= int(value) <= 64:
-            raise RecognizerError(f"moonshine spec {spec!r}: the only option is threads=N (1-64), got {pair!r}")
-        threads = int(value)
-    return MoonshineRecognizer(model, cpu_threads=threads)
+        if key == "threads" and value.isdigit() and 1 <= int(value) <= 64:
+            threads = int(value)
+        elif key == "grammar" and value in ("on", "off"):
+            grammar = value == "on"
+        else:
+            raise RecognizerError(f"moonshine spec {spec!r}: the options are threads=N (1-64) and "
+                                  f"grammar=on|off, got {pair!r}")
+    return MoonshineRecognizer(model, cpu_threads=threads, companions=companions if grammar else ())
 
 
 def _fetched_folder() -> Path:
@@ -141,7 +179,8 @@ def _fetched_folder() -> Path:
 class MoonshineRecognizer:
     """Moonshine on onnxruntime, greedy; one utterance in, its text out (capitals and punctuation kept)."""
 
-    def __init__(self, model: str = "base-en", *, cpu_threads: int | None = None, dequantize: bool = True):
+    def __init__(self, model: str = "base-en", *, cpu_threads: int | None = None, dequantize: bool = True,
+                 companions: Iterable[Any] = ()):
         try:
             import onnxruntime as ort
         except ImportError as exc:
@@ -176,6 +215,9 @@ class MoonshineRecognizer:
         self.name = "moonshine:base-en" if model.strip().lower() in ALIASES else f"moonshine:{self.folder.name}"
         self._lock = threading.Lock()
         self.last_split: tuple[float, float, int] = (0.0, 0.0, 0)   # encoder s, decoder s, tokens (benches)
+        companions = list(companions)
+        self.reranker = GrammarReranker(grammar_for(companions)) if companions else None
+        self.last_rerank: Reranked | None = None
 
     def _session(self, ort: Any, opts: Any, file: str) -> Any:
         """A session on the rewritten graph (weights made float once: ``ort_graph``), or on the
@@ -198,21 +240,47 @@ class MoonshineRecognizer:
         if len(pcm) < MIN_SAMPLES:
             return Transcript("", 0.0, self.name, "moonshine", 0.0, audio_s)
         started = time.perf_counter()
+        via = "moonshine"
         with self._lock:
-            ids, logprob = self._recognize(pcm.astype(np.float32) / 32768.0, audio_s)
-        text = self.tokenizer.decode(ids)
-        confidence = math.exp(logprob) if text else 0.0
-        return Transcript(text, confidence, self.name, "moonshine", time.perf_counter() - started, audio_s)
+            hidden = self._encoder.run([self._hidden_out], {self._audio_in: (pcm.astype(np.float32) / 32768.0)[None, :]})[0]
+            ids, total = self._recognize(hidden, audio_s, time.perf_counter() - started)
+            text = self.tokenizer.decode(ids)
+            logprob = total / (len(ids) + 1)
+            if self.reranker is not None and text:
+                self.last_rerank = self.reranker.rerank(text, total, lambda other: self._score(hidden, other))
+                if self.last_rerank.phrase is not None:
+                    text, via = self.last_rerank.text, "grammar"
+                    logprob = (total - (self.last_rerank.gap or 0.0)) / (len(ids) + 1)
+        confidence = min(math.exp(logprob), 1.0) if text else 0.0
+        return Transcript(text, confidence, self.name, via, time.perf_counter() - started, audio_s)
 
-    def _recognize(self, audio: np.ndarray, audio_s: float) -> tuple[list[int], float]:
-        """Token ids (without <s>/</s>) and their mean log-probability."""
-        t0 = time.perf_counter()
-        hidden = self._encoder.run([self._hidden_out], {self._audio_in: audio[None, :]})[0]
-        t1 = time.perf_counter()
+    def _empty_feed(self, hidden: np.ndarray) -> dict[str, Any]:
+        """The decoder's first call: no past (``use_cache_branch`` false), caches of length 0."""
         feed: dict[str, Any] = {"encoder_hidden_states": hidden, "use_cache_branch": np.array([False])}
         for inp in self._past:   # empty caches: [batch, heads, 0, head size], sizes from the session
             heads, size = inp.shape[1], inp.shape[3]
             feed[inp.name] = np.zeros((1, int(heads), 0, int(size)), np.float32)
+        return feed
+
+    def _score(self, hidden: np.ndarray, text: str) -> float:
+        """Log-probability of ``text`` (then ``</s>``) for the audio behind ``hidden``: one
+        decoder call over the whole sentence, the way the greedy loop would have scored it."""
+        try:
+            ids = self.tokenizer.encode(text)
+        except ValueError:
+            return -math.inf
+        feed = self._empty_feed(hidden)
+        feed["input_ids"] = np.array([[BOS] + ids], np.int64)
+        logits = self._decoder.run([self._logits_out], feed)[0][0].astype(np.float64)
+        top = logits.max(axis=-1, keepdims=True)
+        norm = (top + np.log(np.exp(logits - top).sum(axis=-1, keepdims=True)))[:, 0]
+        targets = ids + [EOS]
+        return float(sum(logits[i, t] - norm[i] for i, t in enumerate(targets)))
+
+    def _recognize(self, hidden: np.ndarray, audio_s: float, encoder_s: float) -> tuple[list[int], float]:
+        """Token ids (without <s>/</s>) and their summed log-probability (``</s>`` included)."""
+        t1 = time.perf_counter()
+        feed = self._empty_feed(hidden)
         ids: list[int] = []
         total = 0.0
         token = BOS
@@ -235,5 +303,5 @@ class MoonshineRecognizer:
                 if step == 0 or ".decoder." in name:   # cross-attention keys/values: from the first step
                     feed[past] = value
             feed["use_cache_branch"] = np.array([True])
-        self.last_split = (t1 - t0, time.perf_counter() - t1, len(ids))
-        return ids, total / max(len(ids) + 1, 1)
+        self.last_split = (encoder_s, time.perf_counter() - t1, len(ids))
+        return ids, total
