@@ -84,7 +84,7 @@ def test_companion_up_restarts_a_killed_broker_and_acts_again(tmp_path):
         result = json.loads(up.wait_for_line('"event": "result"', timeout=60))["result"]
         assert result["ok"] and result["id"] == action["action"]["id"]
     finally:
-        assert up.stop() == 0, "\n".join(up.stderr[-20:])
+        assert up.stop() == 0, "\n".join(up.stderr[-80:])
 
 
 def _config_dir(pid: int) -> Path:
