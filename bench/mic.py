@@ -299,7 +299,8 @@ def sentences(voice: Voice, quick: bool, real: bool) -> list[tuple[str, np.ndarr
     return [(t, voice.say(t, natural=False)) for t in texts]
 
 
-def latency(voice: Voice, quick: bool, engine: str, vad: str, real: bool = False) -> dict:
+def latency(voice: Voice, quick: bool, engine: str, vad: str, real: bool = False,
+            finished_silence: float | None = None) -> dict:
     said = sentences(voice, quick, real)
     parts, ends, pos = [np.zeros(8000, np.int16)], [], 8000
     for _text, clip in said:
@@ -320,8 +321,10 @@ def latency(voice: Voice, quick: bool, engine: str, vad: str, real: bool = False
             heard: list[Heard] = []
             pip = load_companion(COMPANIONS_DIR / "pip.json")
             recognizer = PocketsphinxRecognizer([pip]) if engine == "pocketsphinx" else build(engine, [pip])
+            segmenter = SegmenterConfig() if finished_silence is None else SegmenterConfig(
+                finished_silence_s=finished_silence)
             rc = run_mic(str(wav), broker.address, recognizer=recognizer, vad=vad, speed=1.0, on_heard=heard.append,
-                         quiet=True)
+                         quiet=True, segmenter=segmenter)
             ear_events = [got.get(timeout=5) for _ in heard if _.perception is not None]
             ear.close()
         finally:
@@ -349,6 +352,8 @@ def latency(voice: Voice, quick: bool, engine: str, vad: str, real: bool = False
         "end_of_speech_to_perception_s": {"p50": round(pct(totals, 50), 3), "p95": round(pct(totals, 95), 3),
                                           "max": round(max(totals), 3), "mean": round(statistics.fmean(totals), 3)},
         "end_silence_s": SegmenterConfig().end_silence_s,
+        "finished_silence_s": finished_silence if finished_silence is not None else SegmenterConfig().finished_silence_s,
+        "pieces": len([h for h in heard if h.perception]),   # more than the sentences: a sentence was split
         "recognition_s_mean": round(statistics.fmean([r["recognition_s"] for r in rows] or [0.0]), 3),
         "voice_end_to_vad_end_s_mean": round(statistics.fmean([r["vad_end_s"] for r in rows] or [0.0]), 3),
         "rows": [{k: (round(v, 3) if isinstance(v, float) else v) for k, v in r.items()} for r in rows],
@@ -356,7 +361,8 @@ def latency(voice: Voice, quick: bool, engine: str, vad: str, real: bool = False
     e = result["end_of_speech_to_perception_s"]
     print(f"  {engine} / {vad} / {'real' if real else 'piper'}: WER {result['wer']:.3f}; end of speech -> perception "
           f"p50 {e['p50']} s, p95 {e['p95']} s over {len(rows)} turns (end-of-turn wait {result['end_silence_s']} s, "
-          f"recognition mean {result['recognition_s_mean']} s)")
+          f"recognition mean {result['recognition_s_mean']} s; finished sentence: {result['finished_silence_s']} s; "
+          f"{result['pieces']} pieces published for {len(said)} sentences)")
     return result
 
 
@@ -372,20 +378,28 @@ def main() -> None:
     parser.add_argument("--vads", default="silero,energy", help="VADs the latency runs use")
     parser.add_argument("--threads", type=int, help="CPU threads for Whisper and Moonshine (default: the cores, max 4)")
     parser.add_argument("--out", default="mic.json", help="file name under bench/results")
+    parser.add_argument("--only-latency", action="store_true", help="skip recognition accuracy and the VAD runs")
+    parser.add_argument("--finished-silence", default="", help="comma-separated end-of-turn silences for a "
+                        "finished sentence to compare (0.3 = off; default: the segmenter's)")
     args = parser.parse_args()
     global THREADS
     THREADS = args.threads
     specs = default_engines() if args.engines is None else [e for e in args.engines.split(",") if e and e != "none"]
     voice = Voice()
-    print("recognition (piper voice):")
-    clips = make_clips(voice, max(args.renditions, 1), args.quick)
-    print("recognition (real people):")
+    clips: list = []
     real = real_clips(args.real)
-    acc = {} if args.skip_pocketsphinx else {"piper": accuracy(clips), **({"real": accuracy(real)} if real else {})}
-    other = engines(specs, clips)
-    other_real = engines(specs, real) if real else {}
+    acc: dict = {}
+    other: dict = {spec: {} for spec in specs}
+    other_real: dict = {}
+    if not args.only_latency:
+        print("recognition (piper voice):")
+        clips = make_clips(voice, max(args.renditions, 1), args.quick)
+        print("recognition (real people):")
+        acc = {} if args.skip_pocketsphinx else {"piper": accuracy(clips), **({"real": accuracy(real)} if real else {})}
+        other = engines(specs, clips)
+        other_real = engines(specs, real) if real else {}
     vad, quiet_noise = {}, {}
-    if not args.skip_vad:
+    if not args.skip_vad and not args.only_latency:
         print("voice activity detection (white noise, SNR vs. speech RMS):")
         vad = vad_under_noise(voice)
         print("noise alone (utterances opened):")
@@ -393,10 +407,13 @@ def main() -> None:
     lat = {}
     runs = ([] if args.skip_pocketsphinx else ["pocketsphinx"]) + [e for e in specs if "error" not in other[e]
                                                                     and not e.endswith("+pip-prompt")]
+    finished = [float(x) for x in args.finished_silence.split(",") if x] or [None]
     for engine in runs:
         for v in args.vads.split(","):
             for on_real in (False, True) if real else (False,):
-                lat[f"{engine} / {v} / {'real' if on_real else 'piper'}"] = latency(voice, args.quick, engine, v, on_real)
+                for f in finished:
+                    key = f"{engine} / {v} / {'real' if on_real else 'piper'}" + ("" if f is None else f" / finished {f}")
+                    lat[key] = latency(voice, args.quick, engine, v, on_real, f)
     out = {"recognition": acc, "engines": other, "engines_real": other_real, "vad": vad, "noise_alone": quiet_noise,
            "latency": lat, "quick": args.quick, "renditions": args.renditions, "threads": args.threads,
            "load_average": os.getloadavg()}

@@ -125,6 +125,10 @@ class MicSection:
     end_silence: float | None = setting(kind=(int, float), flag="--end-silence", parse=silence_arg, metavar="S",
                                         help="seconds of silence that end a turn (default 0.3; longer keeps slow "
                                              "talkers' pauses inside one utterance)")
+    finished_silence: float | None = setting(kind=(int, float), flag="--finished-silence", parse=silence_arg,
+                                             metavar="S", help="seconds of silence that end a turn whose words are "
+                                             "already a finished sentence (default 0.2; at or above --end-silence: "
+                                             "never sooner than that)")
     barge_in: str | None = setting(kind=(str, int, float), flag="--barge-in", parse=barge_in_arg, metavar="DB|off",
                                    help="a person talking over the robot stops its speech when their voice is DB "
                                         "louder than the robot's own at this microphone (default 9); off: never")

@@ -19,6 +19,7 @@ from edge.perception.audio_devices import describe_inputs, list_audio_devices
 from edge.perception.audio_source import AudioBlock, Backoff, SoundDeviceSource, SourceError, WavSource, read_wav
 from edge.perception.mic_node import Heard, MicNode, MicOptions, default_node_id
 from edge.perception.mic_run import run_mic
+from edge.perception.vad import SegmenterConfig
 from edge.perception.resample import Resampler, resample
 from edge.perception.self_voice import SelfVoiceGate
 from edge.perception.stt import PocketsphinxRecognizer, Transcript
@@ -544,3 +545,28 @@ def test_words_recognized_at_the_pause_are_not_recognized_again_at_the_end_of_th
     assert rc == 0
     assert [h.dropped for h in heard] == [None] and listener.texts(1)[0].body == "hello there"
     assert heard[0].early and recognizer.calls == 1
+
+
+class Finished(Counting):
+    """Hears every utterance as a finished sentence."""
+
+    def transcribe(self, pcm16k):
+        self.calls += 1
+        return Transcript("Look to your left.", 0.9, "finished", "test", 0.0, len(pcm16k) / 16000)
+
+
+@pytest.mark.parametrize("recognizer, turns", [(Counting, 1), (Finished, 2)], ids=["trailing", "finished"])
+def test_a_finished_sentence_ends_the_turn_before_the_full_silence(broker, listener, tmp_path, recognizer, turns):
+    """Two bursts 0.45 s apart, the end of turn 0.6 s: one turn, unless the words at the first
+    pause were a finished sentence, which ends the turn after 0.2 s of silence."""
+    burst = (np.sin(np.arange(9600) / 3) * 8000).astype(np.int16)
+    gap = np.zeros(7200, np.int16)
+    pcm = np.concatenate([np.zeros(8000, np.int16), burst, gap, burst, np.zeros(16000, np.int16)])
+    heard: list[Heard] = []
+    rec = recognizer()
+    rc = run_mic(str(write_wav(tmp_path / "p.wav", pcm)), broker.address, recognizer=rec, speed=1.0,
+                 on_heard=heard.append, vad="energy",
+                 segmenter=SegmenterConfig(end_silence_s=0.6, finished_silence_s=0.2))
+    assert rc == 0
+    assert len(heard) == turns and all(h.dropped is None and h.early for h in heard)
+    assert [p.body for p in listener.texts(turns)] == [rec.transcribe(burst).text] * turns

@@ -16,6 +16,7 @@ from edge.perception.vad import (
     level_dbfs,
     make_vad,
 )
+from edge.perception.turn_end import sounds_finished
 from mic_audio import compose, needs_piper
 
 RNG = np.random.default_rng(7)
@@ -135,6 +136,38 @@ def test_a_pause_offers_the_words_so_far_before_the_turn_ends():
     last = early[-1]
     assert (last.start_sample, last.speech_end_sample) == (utts[0].start_sample, utts[0].speech_end_sample)
     assert np.array_equal(last.samples, utts[0].samples[:len(last.samples)])
+
+
+def test_a_finished_sentence_ends_the_turn_after_the_shorter_silence():
+    """``end_turn`` closes the utterance whose guess wrote a finished sentence once
+    ``finished_silence_s`` of silence has passed, not before, and not if the person went on."""
+    config = SegmenterConfig(finished_silence_s=0.2, end_silence_s=0.6)
+    x = np.concatenate([noise(0.5, -70), voiced(0.6, -30), noise(0.1, -70)])
+    early: list = []
+    seg = Segmenter(vad=EnergyVad(), config=config, on_pause=early.append)
+    assert [u for i in range(0, len(x), 480) for u in seg.feed(x[i:i + 480])] == []
+    key = (early[-1].start_sample, early[-1].speech_end_sample)
+    assert seg.open_until() == key
+    assert seg.end_turn(key[1]) == []                       # 0.1 s of silence: too soon
+    seg.feed(noise(0.12, -70))
+    ended = seg.end_turn(key[1])
+    assert len(ended) == 1 and (ended[0].start_sample, ended[0].speech_end_sample) == key
+    assert not seg.in_speech and seg.end_turn(key[1]) == []
+
+    went_on = Segmenter(vad=EnergyVad(), config=config, on_pause=early.append)
+    for block in (x, voiced(0.3, -30), noise(0.25, -70)):
+        went_on.feed(block)
+    assert went_on.end_turn(key[1]) == [] and went_on.in_speech   # the words grew: not that turn
+
+
+@pytest.mark.parametrize("text, finished", [
+    ("Look to your left.", True), ("What time is it?", True), ("Stop!", True), ("Wag your tail.\"", True),
+    ("I want to...", False), ("Can you look at the", False), ("Well, um.", False), ("I went to the shop and.", False),
+    ("look left", False), ("", False), ("Can you pass me the.", False), ("Where are you from?", True),
+    ("Yes, I do.", True),
+])
+def test_a_sentence_is_finished_when_it_stops_on_a_word_that_does_not_lead_on(text, finished):
+    assert sounds_finished(text) is finished
 
 
 def test_clicks_are_dropped_and_counted():

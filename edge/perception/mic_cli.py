@@ -75,9 +75,12 @@ def mic_settings(args: Any) -> dict[str, Any]:
     """run_mic's keyword arguments from the ``[mic]`` section or parsed options (absent ones keep the defaults)."""
     settings: dict[str, Any] = {"recognizer": getattr(args, "stt", None) or None,
                                 "vad": getattr(args, "vad", None), "quiet": bool(getattr(args, "quiet", False))}
-    if getattr(args, "end_silence", None) is not None:
+    silences = {field: value for field, value in (("end_silence_s", getattr(args, "end_silence", None)),
+                                                  ("finished_silence_s", getattr(args, "finished_silence", None)))
+                if value is not None}
+    if silences:
         from edge.perception.vad import SegmenterConfig
-        settings["segmenter"] = SegmenterConfig(end_silence_s=args.end_silence)
+        settings["segmenter"] = SegmenterConfig(**silences)
     barge_in = getattr(args, "barge_in", None)
     if barge_in is not None:
         from edge.perception.barge_in import BargeInConfig

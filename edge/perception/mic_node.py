@@ -37,6 +37,7 @@ from edge.perception.barge_in import BargeIn, Onset
 from edge.perception.self_voice import SelfVoiceGate
 from edge.perception.stt import Recognizer, Transcript
 from edge.perception.vad import Segmenter, Utterance
+from edge.perception.turn_end import sounds_finished
 from edge.perception.wake_word import WakeGate
 from edge.protocol.payloads import Action, ActionResult, Perception
 from edge.runtime.transport import Transport
@@ -118,6 +119,9 @@ class MicNode:
         self._work: queue.Queue[tuple[Utterance, float | None] | None] = queue.Queue(
             maxsize=max(self.options.queue_size, 1))
         self._guessed: tuple[tuple[int, int], Transcript] | None = None   # recognizer thread only
+        # (start, speech end) of a guess that wrote a finished sentence: the capture thread may end
+        # that turn after finished_silence_s instead of end_silence_s (turn_end.py)
+        self._finished: tuple[int, int] | None = None
         if self.options.early and self.segmenter.on_pause is None:
             self.segmenter.on_pause = self._guess
         self._worker = threading.Thread(target=self._recognize_loop, name="mic-stt", daemon=True)
@@ -144,6 +148,7 @@ class MicNode:
                 if talking:
                     self._marks.add(block.start_sample, block.end_sample)
                 self._segments(self.segmenter.feed(block.samples))
+                self._end_finished_turn()
                 if self.barge_in is not None:
                     self._taken_over(self.barge_in.take())
                 if time.monotonic() >= next_progress:
@@ -194,6 +199,20 @@ class MicNode:
                             seconds=round(utt.seconds, 2), waiting=self._work.qsize())
                 self._finish(Heard(utt, speech_end_at, dropped="busy"))
 
+    def _end_finished_turn(self) -> None:
+        """The guess at the pause wrote a finished sentence: end the turn as soon as the shorter
+        silence has passed, if the person has not gone on meanwhile."""
+        finished = self._finished
+        if finished is None:
+            return
+        if not self.segmenter.in_speech or self.segmenter.open_until() != finished:
+            self._finished = None      # closed the usual way, or the person went on
+            return
+        ended = self.segmenter.end_turn(finished[1])
+        if ended:
+            self._finished = None
+            self._segments(ended)
+
     def _robot_heard(self, utt: Utterance) -> bool:
         """Whether the robot was speaking while this utterance's voice was heard. The voice, not
         the pre-roll kept before it, decides: a person who starts just after the echo tail is heard."""
@@ -233,6 +252,9 @@ class MicNode:
                     self._guessed = (key, self.recognizer.transcribe(utt.samples))
                 except Exception as exc:  # noqa: BLE001 - the real utterance will report it
                     log.debug("mic.guess_failed", error=repr(exc))
+                    return
+                if sounds_finished(self._guessed[1].text):
+                    self._finished = key
             return
         heard = Heard(utt, speech_end_at)
         if self._guessed is not None and self._guessed[0] == key:

@@ -133,7 +133,12 @@ def start_line(source: str, engine: Recognizer, seg: Segmenter) -> str:
     vad_model = getattr(seg.vad, "model", None)
     vad_where = f", {vad_model}" if vad_model is not None else ""
     return (f"listening to {source} · stt {engine.name}{where} · vad {seg.vad.name}{vad_where} · "
-            f"end of turn after {seg.config.end_silence_s:.2f} s of silence")
+            f"end of turn after {seg.config.end_silence_s:.2f} s of silence{_finished(seg)}")
+
+
+def _finished(seg: Segmenter) -> str:
+    c = seg.config
+    return f" ({c.finished_silence_s:.2f} s after a finished sentence)" if c.finished_silence_s < c.end_silence_s else ""
 
 
 def heard_printer(say: Narrator) -> Callable[[Heard], None]:

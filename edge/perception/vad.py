@@ -155,6 +155,7 @@ class SegmenterConfig:
     max_utterance_s: float = 15.0  # cut here and go on with a new utterance
     tail_s: float = 0.2            # silence kept after the last speech frame, for the recognizer
     pause_s: float = 0.1           # non-speech after which the words so far may be recognized early
+    finished_silence_s: float = 0.2  # the end of the turn when those words are a finished sentence
 
     def frames(self, seconds: float, frame_samples: int = FRAME_SAMPLES) -> int:
         return max(int(round(seconds * SAMPLE_RATE / frame_samples)), 1)
@@ -270,6 +271,24 @@ class Segmenter:
         current.speech_frames = max((self._pos - sample) // fs, 0)
         current.silence_run = 0
         current.last_speech_end = self._pos
+
+    def open_until(self) -> tuple[int, int] | None:
+        """(first sample, end of the last speech) of the utterance in progress: the key of the
+        guess ``on_pause`` offered for it."""
+        current = self._open
+        return None if current is None else (current.start_sample, current.last_speech_end)
+
+    def end_turn(self, speech_end_sample: int) -> list[Utterance]:
+        """The words up to ``speech_end_sample`` were a finished sentence (``turn_end``): close
+        the utterance now if it still ends there and ``finished_silence_s`` of silence has
+        followed; nothing if the person went on or the silence is shorter."""
+        current = self._open
+        if current is None or current.last_speech_end != speech_end_sample or \
+                current.silence_run < self._n(self.config.finished_silence_s):
+            return []
+        self._open = None
+        done = self._close(current, truncated=False)
+        return [done] if done is not None else []
 
     def utterances(self, blocks: Iterator[np.ndarray]) -> Iterator[Utterance]:
         """Every utterance in a finite stream of blocks, the last one flushed."""
