@@ -19,7 +19,11 @@ How the capture side works (measured on alsa-lib 1.2.8 / PortAudio 19.6):
 from __future__ import annotations
 
 import functools
+import queue
+import subprocess
+import sys
 import threading
+import time
 import wave
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -236,3 +240,36 @@ def pip_recognizer():
     from edge.perception.stt import choose_recognizer
     from edge.protocol.companion import load_companion
     return choose_recognizer(None, [load_companion(COMPANIONS_DIR / "pip.json")])[0]
+
+
+def drain(q: queue.Queue) -> list:
+    """Everything that arrives on ``q`` until a second passes with nothing new."""
+    out = []
+    while True:
+        try:
+            out.append(q.get(timeout=1.0))
+        except queue.Empty:
+            return out
+
+
+def run_mic_cli(broker, wav: Path, *options: str, expect: int) -> tuple[list, object]:
+    """``companion run mic --source WAV OPTIONS`` against ``broker``, as a user runs it: the
+    ``expect`` perceptions it published, in order, and its final ``ended`` status."""
+    from edge.bus import Bus
+    from edge.protocol.payloads import Perception, Status
+
+    got: queue.Queue[Perception] = queue.Queue()
+    ended: queue.Queue[Status] = queue.Queue()
+    ear = Bus("listener", "test", broker.address, announce=False, persistent=False).connect()
+    ear.subscribe(Perception, got.put)
+    ear.subscribe(Status, lambda s: ended.put(s) if s.kind == "mic" and s.extra.get("mic") == "ended" else None)
+    try:
+        done = subprocess.run([sys.executable, "-m", "edge.cli", "run", "mic", "--source", str(wav), *options,
+                               "--broker", f"{broker.address.host}:{broker.address.port}"],
+                              capture_output=True, text=True, timeout=120)
+        assert done.returncode == 0, done.stderr[-2000:]
+        deadline = time.monotonic() + 15
+        bodies = [got.get(timeout=max(deadline - time.monotonic(), 0.01)) for _ in range(expect)]
+        return bodies, ended.get(timeout=10)
+    finally:
+        ear.close()

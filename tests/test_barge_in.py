@@ -23,7 +23,7 @@ from edge.perception.mic_run import run_mic
 from edge.perception.self_voice import SelfVoiceGate
 from edge.protocol.companion import load_companion
 from edge.protocol.payloads import Action, ActionResult, Perception, VoiceActivity
-from mic_audio import compose, needs_piper, pip_recognizer as recognizer, piper_synth as synth  # noqa: F401 (fixtures)
+from mic_audio import compose, drain, needs_piper, pip_recognizer as recognizer, piper_synth as synth  # noqa: F401 (fixtures)
 from room import EchoOutput, Room, RoomSource
 
 PIP = load_companion(COMPANIONS_DIR / "pip.json")
@@ -95,7 +95,7 @@ def test_a_person_talking_over_the_robot_stops_its_speech_and_is_heard(broker, s
     assert not result.ok and result.error is not None and result.error.code == "interrupted"
     played, rate = alsa_file_sink.last()
     assert 0 < len(played) / rate < 4.0       # cut well before the sentence's end (~8 s)
-    said = [p.body.lower() for p in _drain(stage.perceptions)]
+    said = [p.body.lower() for p in drain(stage.perceptions)]
     # the person's words, not dropped as the robot's (Whisper once heard "in the weight of moment, pip")
     assert any("moment" in text for text in said), said
     assert not any("garden" in text or "birds" in text for text in said), said
@@ -121,14 +121,6 @@ def test_the_gate_ends_at_once_when_the_robot_is_talked_over():
     gate.hold("speak-1")                                 # its late result / action changes nothing
     assert not gate.active()
 
-
-def _drain(q: queue.Queue) -> list:
-    out = []
-    while True:
-        try:
-            out.append(q.get(timeout=1.0))
-        except queue.Empty:
-            return out
 
 
 def test_where_the_microphone_does_not_hear_the_robot_any_voice_talks_over_it():

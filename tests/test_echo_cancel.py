@@ -28,7 +28,7 @@ from edge.perception.audio_source import SoundDeviceSource
 from edge.perception.mic_run import run_mic
 from edge.protocol.companion import load_companion
 from edge.protocol.payloads import Action, ActionResult, Perception, VoiceActivity
-from mic_audio import compose, needs_piper, pip_recognizer as recognizer, piper_synth as synth  # noqa: F401 (fixtures)
+from mic_audio import compose, drain, needs_piper, pip_recognizer as recognizer, piper_synth as synth  # noqa: F401 (fixtures)
 from pipewire_room import Listened, PipewireRoom
 from pipewire_server import missing
 
@@ -100,14 +100,6 @@ def result_of(heard: Heard, action: Action, timeout: float = 20.0) -> ActionResu
         if result.id == action.id:
             return result
 
-
-def drain(q: queue.Queue) -> list:
-    out = []
-    while True:
-        try:
-            out.append(q.get(timeout=1.0))
-        except queue.Empty:
-            return out
 
 
 def test_with_the_canceller_a_person_talking_over_the_robots_loud_echo_stops_its_speech_and_is_heard(in_the_room):

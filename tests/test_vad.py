@@ -148,16 +148,16 @@ def test_a_finished_sentence_ends_the_turn_after_the_shorter_silence():
     assert [u for i in range(0, len(x), 480) for u in seg.feed(x[i:i + 480])] == []
     key = (early[-1].start_sample, early[-1].speech_end_sample)
     assert seg.open_until() == key
-    assert seg.end_turn(key[1]) == []                       # 0.1 s of silence: too soon
+    assert seg.end_turn(key) == []                          # 0.1 s of silence: too soon
     seg.feed(noise(0.12, -70))
-    ended = seg.end_turn(key[1])
+    ended = seg.end_turn(key)
     assert len(ended) == 1 and (ended[0].start_sample, ended[0].speech_end_sample) == key
-    assert not seg.in_speech and seg.end_turn(key[1]) == []
+    assert not seg.in_speech and seg.end_turn(key) is None     # closed: no longer that turn
 
     went_on = Segmenter(vad=EnergyVad(), config=config, on_pause=early.append)
     for block in (x, voiced(0.3, -30), noise(0.25, -70)):
         went_on.feed(block)
-    assert went_on.end_turn(key[1]) == [] and went_on.in_speech   # the words grew: not that turn
+    assert went_on.end_turn(key) is None and went_on.in_speech   # the words grew: not that turn
 
 
 @pytest.mark.parametrize("text, finished", [

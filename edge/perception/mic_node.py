@@ -205,12 +205,10 @@ class MicNode:
         finished = self._finished
         if finished is None:
             return
-        if not self.segmenter.in_speech or self.segmenter.open_until() != finished:
-            self._finished = None      # closed the usual way, or the person went on
-            return
-        ended = self.segmenter.end_turn(finished[1])
+        ended = self.segmenter.end_turn(finished)
+        if ended is None or ended:
+            self._finished = None      # ended now, closed the usual way, or the person went on
         if ended:
-            self._finished = None
             self._segments(ended)
 
     def _robot_heard(self, utt: Utterance) -> bool:

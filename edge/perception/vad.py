@@ -278,13 +278,14 @@ class Segmenter:
         current = self._open
         return None if current is None else (current.start_sample, current.last_speech_end)
 
-    def end_turn(self, speech_end_sample: int) -> list[Utterance]:
-        """The words up to ``speech_end_sample`` were a finished sentence (``turn_end``): close
-        the utterance now if it still ends there and ``finished_silence_s`` of silence has
-        followed; nothing if the person went on or the silence is shorter."""
+    def end_turn(self, key: tuple[int, int]) -> list[Utterance] | None:
+        """The words of the utterance ``key`` (``open_until``) were a finished sentence
+        (``turn_end``): close it once ``finished_silence_s`` of silence has followed. ``[]``: not
+        yet; None: that utterance is no longer open (it closed, or the person went on)."""
         current = self._open
-        if current is None or current.last_speech_end != speech_end_sample or \
-                current.silence_run < self._n(self.config.finished_silence_s):
+        if current is None or self.open_until() != key:
+            return None
+        if current.silence_run < self._n(self.config.finished_silence_s):
             return []
         self._open = None
         done = self._close(current, truncated=False)
