@@ -139,6 +139,42 @@ def test_where_the_microphone_does_not_hear_the_robot_any_voice_talks_over_it():
     assert abs(fired[0].sample - spans[0].start) < 0.2 * 16000
 
 
+def test_a_person_who_talks_over_the_start_of_the_robots_first_sounds_is_not_taken_for_the_robot():
+    """Behind a good canceller: the person talks 0.3 s into the robot's very first sound (too soon to
+    know the room), then 1.6 s into the next, then 1.0 s into a third. The first is not interrupted;
+    the others are, at the person's words (learning from all of the robot's talk took the first
+    attempt for the robot's voice, and every later one again)."""
+    from edge.perception.barge_in import BargeIn
+    from edge.perception.vad import make_vad
+
+    gate = SelfVoiceGate()
+    fired: list = []
+    detector = BargeIn(gate, fired.append)
+    vad = detector.wrap(make_vad("silero"))
+    rng = np.random.default_rng(5)
+    fed = 0   # samples the detector has heard
+
+    def hear(samples: np.ndarray) -> None:
+        nonlocal fed
+        for i in range(0, len(samples) - 511, 512):
+            vad.is_speech(samples[i:i + 512])
+            fed += 512
+    for n, (lead, words) in enumerate([(0.3, "excuse me pip"), (1.6, "hang on"), (1.0, "wait a moment pip")]):
+        person, spans = compose(lead, words, 1.5)
+        room = person + rng.normal(0, 10, len(person)).astype(np.int16)   # -70 dBFS of room noise
+        gate.hold(f"speak-{n}")
+        before, start = len(fired), fed
+        hear(room)
+        gate.release(f"speak-{n}")
+        hear(np.zeros(16000, np.int16))   # the echo tail: not speaking
+        if n == 0:
+            assert len(fired) == before    # nothing of the robot known yet
+        else:
+            assert len(fired) == before + 1 and fired[-1].over == [f"speak-{n}"]
+            assert abs(fired[-1].sample - start - spans[0].start) < 0.2 * 16000
+    assert detector.echo_db is not None and detector.echo_db < -50   # the room's level, not the person's
+
+
 def test_barge_in_is_set_from_the_command_line_and_a_bad_margin_is_named(capsys):
     from edge.cli import build_parser, settings_from
     from edge.perception.mic_cli import mic_settings

@@ -6,17 +6,21 @@ The microphone node notices the person's voice frame by frame and publishes a ``
 Without an echo canceller in front, the microphone hears the robot too, and the VAD calls the
 robot's voice speech like any other. So while the robot speaks (``SelfVoiceGate.speaking``) a
 frame counts as the person only when the VAD calls it speech *and* it is ``margin_db`` louder
-than the robot's own voice at this microphone. That level is learned from what was heard while
-the robot spoke: a high percentile of the levels of the frames the VAD called speech (its
-voice) over the last ``history_s`` of its talk. Until ``min_history_s`` of its voice has been
-heard, nothing counts as barge-in. Where the microphone does not hear the robot at all (a
-headset, a perfect echo canceller) the VAD hears little voice while it talks (under a quarter
-of the frames): after twice that time (longer than piper's first sentence takes to come) the
-level is the room's while it spoke, and any voice is the person's. A person who talks before then is learned as the robot until 20 s of its talk
-have gone by. A person
-must therefore be louder at the microphone than the robot's loudest syllables. An echo
-canceller in front (PipeWire's echo-cancel module on Pi OS, docs/microphone.md) lowers the
-robot's level by 20-30 dB, after which a person at a normal distance is well above it.
+than the robot's own voice at this microphone.
+
+That level is learned at the start of each of the robot's sounds (its first ``probe_s``): people
+talk over a robot once they have heard what it is saying, so what the microphone hears then is
+the robot (or, behind a headset or a good canceller, the room). Where the VAD calls a quarter or
+more of those frames speech, the robot is heard here and its level is a high percentile of their
+levels; otherwise the robot is not heard and the level is the room's, the same percentile of the
+others. The level in use is the median over the last ``sounds_kept`` sounds, so a person who did
+talk over one sound's start is not taken for the robot ever after (learning from all of the
+robot's talk did that: behind a canceller a person who talked in its first two seconds became
+"the robot's voice", and each later attempt, not fired, was learned again). Nothing counts as
+barge-in until one sound's start has been heard. A person must be louder at the microphone than
+the robot's loudest syllables; an echo canceller in front (PipeWire's echo-cancel module on Pi OS,
+docs/microphone.md) lowers the robot's level by 20-30 dB, after which a person at a normal
+distance is well above it.
 
 ``need_frames`` person frames within ``window_frames`` fire it; the onset is the first of
 them. After firing it waits for the next sound the gate reports before it can fire again.
@@ -42,9 +46,10 @@ SAMPLE_RATE = 16000
 @dataclass(frozen=True)
 class BargeInConfig:
     margin_db: float = 9.0        # the person's frames are this much louder than the robot's voice
-    echo_percentile: float = 95.0  # "the robot's voice": this percentile of its speech frames' levels
-    history_s: float = 20.0       # of the robot's talk kept for that percentile
-    min_history_s: float = 1.0    # of the robot's voice heard before barge-in is armed
+    echo_percentile: float = 95.0  # "the robot's voice": this percentile of a sound's start
+    probe_s: float = 1.5          # the start of each sound, where the robot's level is learned
+    min_probe_s: float = 0.5      # a sound heard for less teaches nothing
+    sounds_kept: int = 5          # the level in use: the median over this many sounds
     need_frames: int = 3          # person frames ...
     window_frames: int = 5        # ... within this many consecutive frames
 
@@ -54,6 +59,8 @@ class BargeInConfig:
                              f"got {self.need_frames}")
         if self.margin_db < 0 or not 50 <= self.echo_percentile <= 100:
             raise ValueError("barge-in margin_db must be >= 0 and echo_percentile within 50..100")
+        if not 0 < self.min_probe_s <= self.probe_s or self.sounds_kept < 1:
+            raise ValueError("barge-in needs 0 < min_probe_s <= probe_s and sounds_kept >= 1")
 
 
 @dataclass(frozen=True)
@@ -74,7 +81,10 @@ class BargeIn:
         self.config.check()
         self._clock = clock
         self.frame_samples = 480
-        self._heard: collections.deque[tuple[float, bool]] = collections.deque()  # (level, VAD speech) while it spoke
+        self._probe: list[tuple[float, bool]] = []      # (level, VAD speech) at the current sound's start
+        self._probe_keys: set[str] = set()                # the sounds it belongs to
+        self._probe_done = True                           # learned from (or too short): wait for the next
+        self._learned: collections.deque[float] = collections.deque(maxlen=self.config.sounds_kept)
         self._pending: collections.deque[tuple[float, bool]] = collections.deque()
         self._window: collections.deque[tuple[bool, int, float]] = collections.deque()
         self._frames = 0            # frames seen since the stream began
@@ -89,16 +99,33 @@ class BargeIn:
 
     @property
     def echo_db(self) -> float | None:
-        """The robot's voice level learned here (dBFS), or None until enough of it was heard."""
-        need = max(self.config.min_history_s * SAMPLE_RATE / self.frame_samples, 1)
-        voice = [level for level, speech in self._heard if speech]
-        if len(voice) >= need:
-            kept = voice
-        elif len(self._heard) >= 2 * need and len(voice) < len(self._heard) / 4:
-            kept = [level for level, _ in self._heard]   # the robot is not heard here: the room's level
-        else:
-            return None
-        return float(np.percentile(kept, self.config.echo_percentile))
+        """The robot's voice level learned here (dBFS), or None until one sound's start was heard."""
+        return float(np.median(self._learned)) if self._learned else None
+
+    def _probe_frames(self, seconds: float) -> int:
+        return max(int(seconds * SAMPLE_RATE / self.frame_samples), 1)
+
+    def _end_probe(self) -> None:
+        """Learn the level of the sound whose start was just heard (when enough of it was)."""
+        probe, self._probe = self._probe, []
+        self._probe_done = True
+        if len(probe) < self._probe_frames(self.config.min_probe_s):
+            return
+        voice = [level for level, speech in probe if speech]
+        # else the robot is not heard: the room's level, without the few voice frames (a person
+        # starting to talk as the probe ended, or an echo too faint to reach the room's loudest)
+        kept = voice if len(voice) >= len(probe) / 4 else [level for level, speech in probe if not speech]
+        self._learned.append(float(np.percentile(kept, self.config.echo_percentile)))
+
+    def _learn(self, speaking: list[str], level: float, speech: bool) -> None:
+        """The frame that left the window (too old to be a person's first words) joins the probe."""
+        if not self._probe_keys.issuperset(speaking):   # another sound began: a new start to hear
+            self._end_probe()
+            self._probe_keys, self._probe_done = set(speaking), False
+        if not self._probe_done:
+            self._probe.append((level, speech))
+            if len(self._probe) >= self._probe_frames(self.config.probe_s):
+                self._end_probe()
 
     def take(self) -> Onset | None:
         """The onset fired since the last call, for the node's own bookkeeping (capture thread)."""
@@ -113,6 +140,8 @@ class BargeIn:
         if not speaking or self._fired_over.issuperset(speaking):
             self._window.clear()
             self._pending.clear()
+            if self._probe:      # the sound ended or was talked over before its start was all heard
+                self._end_probe()
             if not speaking:
                 self._fired_over.clear()
             return
@@ -124,9 +153,7 @@ class BargeIn:
             self._window.popleft()
         self._pending.append((level, speech))   # the robot, once too old to be a person's first words
         if len(self._pending) > c.window_frames:
-            self._heard.append(self._pending.popleft())
-            while len(self._heard) > c.history_s * SAMPLE_RATE / self.frame_samples:
-                self._heard.popleft()
+            self._learn(speaking, *self._pending.popleft())
         if sum(p for p, _, _ in self._window) >= c.need_frames:
             first = next((s, t) for p, s, t in self._window if p)
             self._fire(Onset(first[0], first[1], sorted(speaking)))
