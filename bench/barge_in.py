@@ -14,8 +14,10 @@ hardware (``--aec pipewire``) or not (``--aec off``); bench/barge_in_rooms.py.
    Onset = the person's first sample above 1 % of full scale reaching the microphone; silence =
    the last block the body wrote to the device. Also: onset -> ``voice`` event on the bus, the
    speak's result code, and whether the person's words were published.
-2. Self-triggers: the robot talks for ``--self-minutes`` with nobody else in the room: ``voice``
-   events and perceptions counted, per hour of its own playback.
+   With the two-step barge-in (edge/perception/barge_in.py) the first event is ``onset`` (the
+   speech pauses) and silence comes then; ``started`` cuts it, ``dismissed`` lets it go on.
+2. Self-triggers: the robot talks for ``--self-minutes`` with nobody else in the room: pauses
+   and cuts (``voice`` triggers) and perceptions counted, per hour of its own playback.
 
 Prints p50 / p95 / max onset -> silence, the share within 300 ms, self-triggers per hour, and
 writes bench/results/barge_in.json (or ``--out``), one entry per room / canceller / echo level.
@@ -163,7 +165,8 @@ def report(args: argparse.Namespace, room: Any, trials_at: list[int], onsets: li
         onset = room.onset(start, end, onset_sample)
         action = speaks[i][1] if i < len(speaks) else None
         result = results.get(action.id) if action else None
-        voice = next((at for at, v in voices if start <= at < end), None)
+        voice = next((at for at, v in voices if start <= at < end), None)   # the first: onset (pause) or started
+        events = [v.event for at, v in voices if start <= at < end]
         last = room.silence_before(end)
         said = [p.body for at, p in perceptions if start <= at < end + 1.0]
         known = onset is not None
@@ -172,13 +175,16 @@ def report(args: argparse.Namespace, room: Any, trials_at: list[int], onsets: li
                      "onset_to_result_s": round(result_at[action.id] - onset, 3)
                      if known and action and action.id in result_at else None,
                      "result": None if result is None else (result.error.code if result.error else "ok"),
-                     "heard": said})
+                     "events": events, "heard": said})
     stopped = [r["onset_to_silence_s"] for r in rows
                if r["result"] == "interrupted" and r["onset_to_silence_s"] is not None]
     closed = [r["onset_to_result_s"] for r in rows if r["result"] == "interrupted"]
     # the robot's own playback: from each of its speaks' start to its end, as the body reported them
     robot_alone_s = sum(r.finished - r.started for r in results.values() if r.started >= self_from)
-    self_voices = sum(1 for at, _ in voices if at >= self_from)
+    alone = [(at, v.event) for at, v in voices if at >= self_from]
+    # one trigger: a pause (onset), or a cut without a pause before it; "dismissed" ends a pause
+    self_voices = sum(1 for i, (at, e) in enumerate(alone)
+                      if e == "onset" or e == "started" and not (i and alone[i - 1][1] == "onset"))
     self_perceptions = sum(1 for at, _ in perceptions if at >= self_from)
     within = sum(1 for s in stopped if s <= 0.3)
     out = {"trials": len(rows), "interrupted": len(stopped),
@@ -190,19 +196,22 @@ def report(args: argparse.Namespace, room: Any, trials_at: list[int], onsets: li
                                                     if r["onset_to_voice_event_s"] is not None], 50), 3),
            "person_heard": sum(1 for r in rows if r["heard"]),
            "robot_alone_s": round(robot_alone_s, 1), "self_voice_events": self_voices,
+           "self_events": {e: sum(1 for _, x in alone if x == e) for e in ("onset", "dismissed", "started")},
            "self_perceptions": self_perceptions,
            "self_triggers_per_hour": round((self_voices + self_perceptions) * 3600 / max(robot_alone_s, 1e-9), 1),
            "rows": rows}
     for i, r in enumerate(rows):
         print(f"  trial {i + 1:2}: onset -> voice event {r['onset_to_voice_event_s']} s, -> silence "
-              f"{r['onset_to_silence_s']} s, -> result {r['onset_to_result_s']} s ({r['result']}), heard {r['heard']}")
+              f"{r['onset_to_silence_s']} s, -> result {r['onset_to_result_s']} s ({r['result']}), events {r['events']}, "
+              f"heard {r['heard']}")
     o = out["onset_to_silence_s"]
     print(f"\nbarge-in onset -> silence: p50 {o['p50']} s, p95 {o['p95']} s, max {o['max']} s; "
           f"{out['interrupted']}/{len(rows)} interrupted, within 300 ms {out['within_300ms']}; "
           f"person's words published in {out['person_heard']}/{len(rows)}; onset -> the body's 'interrupted' "
           f"result (device closed) p50 {out['onset_to_interrupted_result_s']['p50']} s, "
           f"p95 {out['onset_to_interrupted_result_s']['p95']} s")
-    print(f"robot alone {robot_alone_s:.0f} s of its own playback: {self_voices} voice events, {self_perceptions} "
+    print(f"robot alone {robot_alone_s:.0f} s of its own playback: {self_voices} voice triggers "
+          f"({out['self_events']}), {self_perceptions} "
           f"perceptions -> {out['self_triggers_per_hour']} self-triggers per hour")
     return out
 

@@ -22,6 +22,7 @@ import threading
 import time
 from typing import Protocol
 
+from body_drivers.speech.hold import PlaybackHold
 from body_drivers.timeline import Timeline
 from edge.protocol.action_codes import ActionCode
 from edge.runtime.node import Node
@@ -141,14 +142,27 @@ class BodyNode:
     def _on_voice(self, voice: VoiceActivity) -> None:
         """A person talked over the robot (barge-in): the speech playing now is cut, and the speech
         waiting behind it is dropped; motion goes on. ``over`` names what the microphone knew was
-        playing: a later sentence is not cut by an event about an earlier one."""
+        playing: a later sentence is not cut by an event about an earlier one. ``onset`` (a sound
+        that may be a person) pauses the speech until ``started`` or ``dismissed`` says which."""
         current = self._current
-        if voice.event != "started" or current is None or current.name not in SPEECH_ACTIONS:
+        if current is None or current.name not in SPEECH_ACTIONS:
             return
         if voice.over and current.id not in voice.over:
             return
+        hold = self._speech_hold()
+        if voice.event == "onset" and hold is not None:
+            hold.pause()
+            self.timeline.record("speech.paused", id=current.id, by=voice.sender, onset=voice.onset)
+            return
+        if voice.event != "started":
+            if voice.event == "dismissed" and hold is not None:
+                hold.resume()
+                self.timeline.record("speech.resumed", id=current.id, by=voice.sender)
+            return
         self._interrupted = current.id
         self._cancel.set()
+        if hold is not None:
+            hold.resume()   # after the cut: the paused writer wakes to find it
         kept: list[Action | None] = []
         while True:
             try:
@@ -164,6 +178,11 @@ class BodyNode:
             self._queue.put_nowait(item)
         self.timeline.record("speech.interrupted", id=current.id, by=voice.sender, onset=voice.onset)
         log.info("speech.interrupted", id=current.id, by=voice.sender)
+
+    def _speech_hold(self) -> PlaybackHold | None:
+        """The pause of a body that speaks (its ``speaker``'s); None for one that does not."""
+        hold = getattr(getattr(self.executor, "speaker", None), "hold", None)
+        return hold if isinstance(hold, PlaybackHold) else None
 
     def _on_invalid_action(self, topic: str, error: PayloadError, raw: bytes) -> None:
         """Answer a broken action with a failed result when it carries an id we can answer to."""

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 import numpy as np
 import pytest
 
-from alsa_sink import alsa_file_sink  # noqa: F401  (fixture)
+from alsa_sink import alsa_file_sink, read_wav  # noqa: F401  (fixture)
 from body_drivers.node import BodyNode
 from body_drivers.sim import SimBody
 from body_drivers.speech.speaker import Speaker
@@ -112,6 +112,36 @@ def test_the_robots_own_speech_heard_by_its_microphone_is_neither_a_perception_n
     assert heard and all(h.dropped == "self_voice" for h in heard)   # it was heard, and known as the robot
 
 
+def knocks(rms_dbfs: float = -22.0) -> np.ndarray:
+    """Three knocks on a door, 0.3 s apart: a 140 Hz thud dying in 30 ms, with a little crack."""
+    rng = np.random.default_rng(4)
+    t = np.arange(2400) / 16000
+    sound = np.zeros(int(1.2 * 16000))
+    for k in range(3):
+        at = int(k * 0.3 * 16000)
+        sound[at:at + 2400] += np.sin(2 * np.pi * 140 * t) * np.exp(-t / 0.03) + 0.3 * rng.normal(0, 1, 2400) * np.exp(-t / 0.01)
+    return (sound / np.sqrt(np.mean(sound ** 2)) * 32768 * 10 ** (rms_dbfs / 20)).astype(np.int16)
+
+
+def test_a_knock_over_the_robot_pauses_its_speech_and_it_goes_on(broker, stage, recognizer, alsa_file_sink):  # noqa: F811
+    """Loud, sudden, and over the robot's voice: it may be a person, so the speech pauses at once;
+    once the robot is silent the knock alone is not speech, and the sentence goes on, whole."""
+    person = np.zeros(int(12.0 * 16000), np.int16)
+    person[int(2.5 * 16000):int(2.5 * 16000) + int(1.2 * 16000)] = knocks()
+    (speak,), heard = talk(broker, stage, person, recognizer, [LONG])
+
+    assert result_of(stage, speak).ok                       # not interrupted
+    assert [v.event for v in drain(stage.voices)] == ["onset", "dismissed"]
+    files = alsa_file_sink.recordings()
+    assert len(files) == 2                                   # paused (device closed), then reopened
+    (before, rate), (after, _) = (read_wav(f) for f in files)
+    tail, head = before[-rate:], after[:400]
+    resumed = [i for i in range(tail.size - head.size) if np.array_equal(tail[i:i + head.size], head)]
+    assert resumed, "the speech did not go on from where it was heard to stop"   # the dropped part again
+    assert after.size > 2 * rate                              # and on to the end of the sentence
+    assert stage.perceptions.empty()
+
+
 def test_the_gate_ends_at_once_when_the_robot_is_talked_over():
     gate = SelfVoiceGate(tail_s=0.6)
     gate.hold("speak-1")
@@ -135,7 +165,8 @@ def test_where_the_microphone_does_not_hear_the_robot_any_voice_talks_over_it():
     gate.hold("speak-1")
     for i in range(0, len(person) - 512, 512):
         vad.is_speech(person[i:i + 512])
-    assert len(fired) == 1 and fired[0].over == ["speak-1"]
+    assert [f.event for f in fired] == ["onset", "started"]    # paused at once, then cut
+    assert all(f.over == ["speak-1"] and f.sample == fired[0].sample for f in fired)
     assert abs(fired[0].sample - spans[0].start) < 0.2 * 16000
 
 
@@ -149,7 +180,7 @@ def test_a_person_who_talks_over_the_start_of_the_robots_first_sounds_is_not_tak
 
     gate = SelfVoiceGate()
     fired: list = []
-    detector = BargeIn(gate, fired.append)
+    detector = BargeIn(gate, lambda onset: onset.event == "started" and fired.append(onset))
     vad = detector.wrap(make_vad("silero"))
     rng = np.random.default_rng(5)
     fed = 0   # samples the detector has heard

@@ -152,3 +152,30 @@ def test_an_interrupted_speak_is_final_not_a_failure_to_correct():
     finally:
         brain.stop(timeout=1)
     assert len(provider.calls) == 1 and len(body.actions) == 1   # no second round talking over the person
+
+
+class _KnockedOver(OkBody):
+    """A knock over each clause: the mic pauses the speech (``onset``), finds it was no person
+    (``dismissed``) and the body finishes the clause: the turn goes on."""
+
+    def publish(self, payload, retain=None):
+        if isinstance(payload, Action):
+            for event in ("onset", "dismissed"):
+                self.brain._on_voice(VoiceActivity(sender="mic-test", onset=time.time(), over=[payload.id], event=event))
+        super().publish(payload, retain)
+
+
+def test_a_pause_that_was_no_person_does_not_end_the_turn():
+    pip = load_companion(COMPANIONS / "pip.json")
+    body = _KnockedOver()
+    provider = _Streaming("I love rain. It makes big puddles to splash in!", body)
+    events: list = []
+    brain = CompanionBrain(pip, provider, body, BrainConfig(memory_messages=0, warm=False),
+                           observer=lambda kind, data: events.append(kind))
+    body.brain = brain
+    try:
+        brain.handle(Perception(title="input", body="Do you like rainy days?"))
+    finally:
+        brain.stop(timeout=1)
+    assert [a.params["message"] for a in body.actions] == ["I love rain.", "It makes big puddles to splash in!"]
+    assert "barge_in" not in events

@@ -7,14 +7,17 @@ the headless ALSA `file` sink, every utterance lands in a WAV file of its own.
 
 from __future__ import annotations
 
+import collections
 import threading
 import time
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from types import ModuleType
 from typing import Any, Protocol
 
 import numpy as np
+
+from body_drivers.speech.hold import PlaybackHold
 
 DeviceSpec = str | int | None
 _INSTALL_HINT = "pip install sounddevice; apt-get install libportaudio2"
@@ -57,7 +60,7 @@ class Player(Protocol):
     """Where the speaker's samples go: a sound card (``AudioOutput``) or WAV files (``WavFileOutput``)."""
 
     def play(self, chunks: Iterable[np.ndarray], sample_rate: int,
-             cancel: threading.Event | None = None) -> PlaybackReport: ...
+             cancel: threading.Event | None = None, hold: PlaybackHold | None = None) -> PlaybackReport: ...
 
 
 def _sounddevice() -> ModuleType:
@@ -157,54 +160,102 @@ class AudioOutput:
         return stream
 
     def play(self, chunks: Iterable[np.ndarray], sample_rate: int,
-             cancel: threading.Event | None = None) -> PlaybackReport:
+             cancel: threading.Event | None = None, hold: PlaybackHold | None = None) -> PlaybackReport:
         """Write chunks as they come (the iterable may block on a producer) until it ends.
 
         Returns after the audio has played out, or within one block (~20 ms) of `cancel`
-        being set, in which case buffered audio is dropped rather than drained.
+        being set, in which case buffered audio is dropped rather than drained. While `hold`
+        is paused the buffered audio is dropped too and the device closed; on resume the part
+        that had not been heard yet is played again first, so no words are skipped.
         """
         if sample_rate <= 0:
             raise ValueError(f"sample_rate must be positive, got {sample_rate}")
         cancel = cancel or threading.Event()
         block = max(int(sample_rate * self.block_s), 1)
-        stream: Any = None
-        frames = underflows = 0
-        first_at: float | None = None
-        started = 0.0
+        out = _Stream(self, sample_rate)
+        replay: list[np.ndarray] = []
         try:
-            for chunk in chunks:
+            for piece in _blocks(chunks, block):
                 if cancel.is_set():
                     break
-                samples = _as_int16(chunk)
-                if samples.size == 0:
-                    continue
-                if stream is None:
-                    stream = self._open(sample_rate)
-                    started = time.monotonic()
-                for offset in range(0, samples.size, block):
+                if hold is not None and hold.paused():
+                    replay = out.drop()
+                    hold.wait(cancel)
                     if cancel.is_set():
                         break
-                    if stream.write(samples[offset:offset + block]):
-                        underflows += 1
-                    frames += min(block, samples.size - offset)
-                    if first_at is None:
-                        first_at = time.monotonic()
-                    if self.pace:
-                        ahead = frames / sample_rate - (time.monotonic() - started)
-                        allowance = stream.latency + self.block_s
-                        if ahead > allowance:
-                            cancel.wait(ahead - allowance)
-            if self.pace and stream is not None and not cancel.is_set():
-                # Let the last buffer play out (cancelably) before stop() drains the rest.
-                cancel.wait(max(frames / sample_rate - (time.monotonic() - started), 0.0))
+                for part in (*replay, piece):
+                    out.write(part, cancel, replayed=part is not piece)
+                replay = []
+            if self.pace and not cancel.is_set():
+                out.play_out(cancel)   # the last buffer (cancelably) before stop() drains the rest
         finally:
             cancelled = cancel.is_set()
-            if stream is not None:
-                _close(stream, drain=not cancelled)
+            out.close(drain=not cancelled)
         return PlaybackReport(
-            frames_written=frames, seconds=frames / sample_rate, cancelled=cancelled,
-            first_audio_at=first_at, ended_at=time.monotonic(), underflows=underflows,
+            frames_written=out.frames, seconds=out.frames / sample_rate, cancelled=cancelled,
+            first_audio_at=out.first_at, ended_at=time.monotonic(), underflows=out.underflows,
         )
+
+
+class _Stream:
+    """One utterance's writes: opens the device at the first, keeps at most a buffer ahead of
+    the wall clock (``pace``), and remembers the last half second written for a pause."""
+
+    def __init__(self, output: AudioOutput, rate: int):
+        self.output, self.rate = output, rate
+        self.stream: Any = None
+        self.frames = self.underflows = 0        # frames of the utterance written (replays not counted)
+        self.first_at: float | None = None
+        self._opened_at = 0.0
+        self._since_open = 0                     # frames written since the device was (re)opened
+        self._recent: collections.deque[np.ndarray] = collections.deque()
+
+    def write(self, samples: np.ndarray, cancel: threading.Event, replayed: bool = False) -> None:
+        if self.stream is None:
+            self.stream = self.output._open(self.rate)
+            self._opened_at, self._since_open = time.monotonic(), 0
+        if self.stream.write(samples):
+            self.underflows += 1
+        self._since_open += samples.size
+        self.frames += 0 if replayed else samples.size
+        self._recent.append(samples)
+        while sum(r.size for r in self._recent) - self._recent[0].size > self.rate // 2:
+            self._recent.popleft()
+        if self.first_at is None:
+            self.first_at = time.monotonic()
+        if self.output.pace:
+            ahead = self._since_open / self.rate - (time.monotonic() - self._opened_at)
+            allowance = self.stream.latency + self.output.block_s
+            if ahead > allowance:
+                cancel.wait(ahead - allowance)
+
+    def drop(self) -> list[np.ndarray]:
+        """Close the device at once, dropping what it buffered; return what was not heard yet."""
+        if self.stream is None:
+            return []
+        heard = (time.monotonic() - self._opened_at - self.stream.latency) * self.rate
+        unheard = int(min(max(self._since_open - heard, 0), sum(r.size for r in self._recent)))
+        self.close(drain=False)
+        tail = np.concatenate(list(self._recent))[-unheard:] if unheard else np.zeros(0, np.int16)
+        self._recent.clear()
+        return [tail] if tail.size else []
+
+    def play_out(self, cancel: threading.Event) -> None:
+        if self.stream is not None:
+            cancel.wait(max(self._since_open / self.rate - (time.monotonic() - self._opened_at), 0.0))
+
+    def close(self, drain: bool) -> None:
+        stream, self.stream = self.stream, None
+        if stream is not None:
+            _close(stream, drain=drain)
+
+
+def _blocks(chunks: Iterable[np.ndarray], block: int) -> Iterator[np.ndarray]:
+    """The chunks as they come, cut into blocks of at most ``block`` samples (empty ones skipped)."""
+    for chunk in chunks:
+        samples = _as_int16(chunk)
+        for offset in range(0, samples.size, block):
+            yield samples[offset:offset + block]
 
 
 def _close(stream: Any, *, drain: bool) -> None:

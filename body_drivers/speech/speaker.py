@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from .hold import PlaybackHold
 from .playback import Player
 from .tts import Synthesizer, split_sentences
 
@@ -94,6 +95,7 @@ class Speaker:
         self.synth = synth
         self.output = output
         self._queue_sentences = queue_sentences
+        self.hold = PlaybackHold()   # a barge-in onset pauses the speech playing (speech/hold.py)
         self._speak_lock = threading.Lock()
         self._synth_lock = threading.Lock()  # a cancelled producer may still be finishing a sentence
 
@@ -128,7 +130,7 @@ class Speaker:
         producer.start()
         finished = False
         try:
-            played = self.output.play(_drain(chunks, halted), self.synth.sample_rate, cancel)
+            played = self.output.play(_drain(chunks, halted), self.synth.sample_rate, cancel, self.hold)
             finished = True
         finally:
             abort.set()

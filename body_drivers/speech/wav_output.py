@@ -16,6 +16,7 @@ from typing import Iterable
 
 import numpy as np
 
+from body_drivers.speech.hold import PlaybackHold
 from body_drivers.speech.playback import PlaybackReport
 
 
@@ -33,7 +34,7 @@ class WavFileOutput:
         return f"WAV files in {self.folder}"
 
     def play(self, chunks: Iterable[np.ndarray], sample_rate: int,
-             cancel: threading.Event | None = None) -> PlaybackReport:
+             cancel: threading.Event | None = None, hold: PlaybackHold | None = None) -> PlaybackReport:
         cancel = cancel or threading.Event()
         path = self.folder / f"speech-{next(self._numbers):04d}.wav"
         frames = 0
@@ -44,6 +45,8 @@ class WavFileOutput:
             out.setsampwidth(2)
             out.setframerate(sample_rate)
             for chunk in chunks:
+                if hold is not None:
+                    hold.wait(cancel)   # paused: nothing written until it ends
                 if cancel.is_set():
                     break
                 samples = np.asarray(chunk, dtype=np.int16)

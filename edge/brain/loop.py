@@ -266,8 +266,8 @@ class CompanionBrain:
         """A person talked over the robot (barge-in): the body has cut the speech; the turn that
         spoke ends here, its model call cancelled and no further clause said. Only the brain
         whose words were playing, when the microphone says which (``over``)."""
-        if voice.over and not set(voice.over) & set(self._spoken_ids):
-            return
+        if voice.event != "started" or voice.over and not set(voice.over) & set(self._spoken_ids):
+            return   # an onset only pauses the speech; the turn ends when it is a person
         self.cancel_why = "the person talked over the robot"
         self.turn_cancel.set()
         log.info("brain.barge_in", companion=self.companion.name, onset=voice.onset)

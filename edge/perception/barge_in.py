@@ -22,8 +22,15 @@ the robot's loudest syllables; an echo canceller in front (PipeWire's echo-cance
 docs/microphone.md) lowers the robot's level by 20-30 dB, after which a person at a normal
 distance is well above it.
 
-``need_frames`` person frames within ``window_frames`` fire it; the onset is the first of
-them. After firing it waits for the next sound the gate reports before it can fire again.
+``need_frames`` person frames within ``window_frames`` fire it (``started``: the body cuts the
+speech); the onset is the first of them. After firing it waits for the next sound the gate
+reports before it can fire again. Speech frames take Silero three frames or more to call, so
+before that, ``pause_need`` of ``pause_window`` frames that are as loud and that Silero gives at
+least ``pause_probability`` announce an ``onset``: the body pauses the speech at once, and if no
+person is confirmed within ``confirm_s`` the pause is ``dismissed`` and the speech goes on (a
+clap, a knock, a dropped spoon). The person is confirmed only on what is heard once the robot
+is silent (``settle_s`` after the pause): a knock over the robot's voice is loud, and the robot's
+voice under it is speech, but the knock alone is not. Nothing is learned while paused.
 """
 
 from __future__ import annotations
@@ -52,6 +59,12 @@ class BargeInConfig:
     sounds_kept: int = 5          # the level in use: the median over this many sounds
     need_frames: int = 3          # person frames ...
     window_frames: int = 5        # ... within this many consecutive frames
+    pause: bool = True            # announce an onset (the speech pauses) before a person is sure
+    pause_probability: float = 0.2  # a frame that may be a person: Silero says at least this ...
+    pause_need: int = 2           # ... in this many frames ...
+    pause_window: int = 3         # ... of this many
+    confirm_s: float = 0.6        # a paused speech goes on when no person is heard within this
+    settle_s: float = 0.1         # after a pause the robot's last buffered words still arrive: not the person
 
     def check(self) -> None:
         if not 1 <= self.need_frames <= self.window_frames:
@@ -59,6 +72,10 @@ class BargeInConfig:
                              f"got {self.need_frames}")
         if self.margin_db < 0 or not 50 <= self.echo_percentile <= 100:
             raise ValueError("barge-in margin_db must be >= 0 and echo_percentile within 50..100")
+        if not 1 <= self.pause_need <= self.pause_window or not 0 < self.pause_probability < 1 \
+                or self.confirm_s <= 0:
+            raise ValueError("barge-in pause needs 1 <= pause_need <= pause_window, 0 < pause_probability < 1 "
+                             "and confirm_s > 0")
         if not 0 < self.min_probe_s <= self.probe_s or self.sounds_kept < 1:
             raise ValueError("barge-in needs 0 < min_probe_s <= probe_s and sounds_kept >= 1")
 
@@ -68,6 +85,7 @@ class Onset:
     sample: int         # stream index of the first frame heard as the person
     at: float           # wall time that frame arrived
     over: list[str]     # the sounds (speak action ids) it interrupted
+    event: str = "started"   # a person (cut); "onset": maybe one (pause); "dismissed": not one
 
 
 class BargeIn:
@@ -87,6 +105,10 @@ class BargeIn:
         self._learned: collections.deque[float] = collections.deque(maxlen=self.config.sounds_kept)
         self._pending: collections.deque[tuple[float, bool]] = collections.deque()
         self._window: collections.deque[tuple[bool, int, float]] = collections.deque()
+        self._maybe: collections.deque[tuple[bool, int, float]] = collections.deque()
+        self._paused: Onset | None = None   # the onset announced, while no person is confirmed
+        self._paused_frames = 0
+        self._rearm = False                 # after a dismissal: no new pause until the sound stops
         self._frames = 0            # frames seen since the stream began
         self._fired_over: set[str] = set()
         self._onsets: list[Onset] = []
@@ -132,14 +154,13 @@ class BargeIn:
         with self._lock:
             return self._onsets.pop(0) if self._onsets else None
 
-    def observe(self, frame: np.ndarray, speech: bool) -> None:
+    def observe(self, frame: np.ndarray, speech: bool, probability: float | None = None) -> None:
         c = self.config
         sample = self._frames * self.frame_samples
         self._frames += 1
         speaking = self.gate.speaking()
         if not speaking or self._fired_over.issuperset(speaking):
-            self._window.clear()
-            self._pending.clear()
+            self._reset()
             if self._probe:      # the sound ended or was talked over before its start was all heard
                 self._end_probe()
             if not speaking:
@@ -147,26 +168,55 @@ class BargeIn:
             return
         level = level_dbfs(frame)
         echo = self.echo_db
-        person = speech and echo is not None and level >= echo + c.margin_db
-        self._window.append((person, sample, self._clock()))
-        if len(self._window) > c.window_frames:
-            self._window.popleft()
-        self._pending.append((level, speech))   # the robot, once too old to be a person's first words
-        if len(self._pending) > c.window_frames:
-            self._learn(speaking, *self._pending.popleft())
+        loud = echo is not None and level >= echo + c.margin_db
+        maybe = loud and (speech if probability is None else probability >= c.pause_probability)
+        now = self._clock()
+        settling = self._paused is not None and self._paused_frames * self.frame_samples < c.settle_s * SAMPLE_RATE
+        _push(self._window, (speech and loud and not settling, sample, now), c.window_frames)
+        _push(self._maybe, (maybe, sample, now), c.pause_window)
+        if self._paused is None:
+            self._pending.append((level, speech))   # the robot, once too old to be a person's first words
+            if len(self._pending) > c.window_frames:
+                self._learn(speaking, *self._pending.popleft())
+        else:
+            self._paused_frames += 1   # nothing learned: the robot is silent while paused
         if sum(p for p, _, _ in self._window) >= c.need_frames:
-            first = next((s, t) for p, s, t in self._window if p)
+            first = (self._paused.sample, self._paused.at) if self._paused else \
+                next((s, t) for p, s, t in self._window if p)
             self._fire(Onset(first[0], first[1], sorted(speaking)))
+        elif c.pause and self._paused is None and not self._rearm and \
+                sum(m for m, _, _ in self._maybe) >= c.pause_need:
+            first = next((s, t) for m, s, t in self._maybe if m)
+            self._paused, self._paused_frames = Onset(first[0], first[1], sorted(speaking), "onset"), 0
+            self._pending.clear()   # they may be the person's
+            self._window.clear()    # the person is confirmed on what is heard once the robot is silent
+            self.announce(self._paused)
+        elif self._paused is not None and self._paused_frames * self.frame_samples >= c.confirm_s * SAMPLE_RATE:
+            paused, self._paused, self._rearm = self._paused, None, True
+            self.announce(Onset(paused.sample, paused.at, paused.over, "dismissed"))
+        if self._rearm and not any(m for m, _, _ in self._maybe):
+            self._rearm = False
+
+    def _reset(self) -> None:
+        self._window.clear()
+        self._maybe.clear()
+        self._pending.clear()
+        self._paused, self._rearm = None, False
 
     def _fire(self, onset: Onset) -> None:
         self.fired += 1
         self._fired_over.update(onset.over)
-        self._window.clear()
-        self._pending.clear()   # they were the person's, not the robot's
+        self._reset()           # the pending frames were the person's, not the robot's
         self.gate.interrupt()
         with self._lock:
             self._onsets.append(onset)
         self.announce(onset)
+
+
+def _push(window: collections.deque[tuple[bool, int, float]], item: tuple[bool, int, float], size: int) -> None:
+    window.append(item)
+    if len(window) > size:
+        window.popleft()
 
 
 class TappedVad:
@@ -183,5 +233,5 @@ class TappedVad:
 
     def is_speech(self, frame: np.ndarray) -> bool:
         speech = self.inner.is_speech(frame)
-        self.detector.observe(frame, speech)
+        self.detector.observe(frame, speech, getattr(self.inner, "last_probability", None))
         return speech

@@ -91,8 +91,12 @@ def run_mic(source: str | int | SourceLike | None, broker: BrokerAddress | str =
             classifier, note = choose_vad(vad)
             notes += [note] if note else []
             def talked_over(onset: Onset) -> None:
-                node.transport.publish(VoiceActivity(sender=node.transport.node_id, onset=onset.at, over=onset.over))
-                say.line("voice over the robot's speech: the body is asked to stop talking")
+                node.transport.publish(VoiceActivity(sender=node.transport.node_id, onset=onset.at, over=onset.over,
+                                                     event=onset.event))
+                if onset.event == "started":
+                    say.line("voice over the robot's speech: the body is asked to stop talking")
+                else:
+                    log.info("mic.barge_in", event=onset.event, onset=onset.at, over=onset.over)
 
             barge = None if barge_in is None else BargeIn(gate, talked_over, barge_in)
             seg = Segmenter(classifier if barge is None else barge.wrap(classifier), segmenter or SegmenterConfig())

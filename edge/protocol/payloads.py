@@ -361,21 +361,23 @@ class Reply(Payload):
 @dataclass
 class VoiceActivity(Payload):
     """The microphone heard a person start talking (``event: "started"``) while the robot spoke:
-    the body cuts its speech (barge-in). An extension of the seed's topics, like ``replies``.
-    QoS 0 and never queued for a node that is away: a late one must not cut a later sentence."""
+    the body cuts its speech (barge-in). Before that, ``onset``: a sound louder than the robot that
+    may be a person; the body pauses its speech until ``started`` or ``dismissed`` (it was not a
+    person: the speech goes on). An extension of the seed's topics, like ``replies``. QoS 0 and
+    never queued for a node that is away: a late one must not cut a later sentence."""
 
     TOPIC: ClassVar[str] = "voice"
     QOS: ClassVar[int] = 0
     SCHEMA: ClassVar[dict[str, Any]] = {
         "type": "object",
         "required": ["id", "from", "event", "onset", "ts"],
-        "properties": {"id": _UUID, "from": _NAME, "event": {"enum": ["started"]}, "onset": _TS,
+        "properties": {"id": _UUID, "from": _NAME, "event": {"enum": ["started", "onset", "dismissed"]}, "onset": _TS,
                        "over": {"type": "array", "items": {"type": "string"}, "maxItems": 16}, "ts": _TS},
     }
 
     sender: str = field(metadata=wire("from"))
     onset: float                  # wall time the voice began (the first frame heard as the person)
-    event: str = "started"
+    event: str = "started"        # or "onset" (pause: maybe a person), "dismissed" (not a person)
     over: list[str] | None = None  # the ``speak`` action ids the microphone knew were playing
     id: str = field(default_factory=new_id)
     ts: float = field(default_factory=now)
