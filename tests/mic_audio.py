@@ -196,7 +196,7 @@ class FakePortAudio:
     def check_input_settings(self, **kwargs):
         pass
 
-    def InputStream(self, **kwargs):  # noqa: N802 - sounddevice's name
+    def RawInputStream(self, **kwargs):  # noqa: N802 - sounddevice's name
         self.opens += 1
         if self.opens == 1:
             raise self.PortAudioError("Error opening InputStream: Device unavailable [PaErrorCode -9985]")
@@ -217,7 +217,7 @@ class FakeStream:
                 self.aborted.wait()
             raise self.pa.PortAudioError("Unanticipated host error [PaErrorCode -9999]: 'No such device'")
         self.reads += 1
-        return np.full((frames, 1), self.pa.opens, np.int16), False
+        return np.full(frames, self.pa.opens, np.int16).tobytes(), False
 
     def abort(self):
         self.aborted.set()

@@ -448,8 +448,8 @@ class SpeakingPortAudio(FakePortAudio):
         super().__init__(good)
         self.pcm, self.at = pcm, 0
 
-    def InputStream(self, **kwargs):  # noqa: N802 - sounddevice's name
-        stream = super().InputStream(**kwargs)
+    def RawInputStream(self, **kwargs):  # noqa: N802 - sounddevice's name
+        stream = super().RawInputStream(**kwargs)
         stream.read = lambda frames, stream=stream: self._read(stream, frames)
         return stream
 
@@ -459,7 +459,7 @@ class SpeakingPortAudio(FakePortAudio):
         stream.reads += 1
         block = self.pcm[self.at:self.at + frames]
         self.at += frames
-        return np.pad(block, (0, frames - len(block)))[:, np.newaxis], False
+        return np.pad(block, (0, frames - len(block))).astype(np.int16).tobytes(), False
 
 
 @needs_piper

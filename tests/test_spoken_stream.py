@@ -122,18 +122,23 @@ class _TalkedOver(OkBody):
                                                finished=now, error=ActionError("interrupted", "talked over")))
 
 
-def test_talked_over_the_turn_ends_without_another_word():
+def _streamed_to(body: OkBody, reply: str) -> list[str]:
+    """The brain streams ``reply`` to ``body`` for one question; returns what it observed."""
     pip = load_companion(COMPANIONS / "pip.json")
-    body = _TalkedOver()
-    provider = _Streaming("I love rain. It makes big puddles. And mud for days!", body)
-    events: list = []
-    brain = CompanionBrain(pip, provider, body, BrainConfig(memory_messages=0, warm=False),
+    events: list[str] = []
+    brain = CompanionBrain(pip, _Streaming(reply, body), body, BrainConfig(memory_messages=0, warm=False),
                            observer=lambda kind, data: events.append(kind))
     body.brain = brain
     try:
         brain.handle(Perception(title="input", body="Do you like rainy days?"))
     finally:
         brain.stop(timeout=1)
+    return events
+
+
+def test_talked_over_the_turn_ends_without_another_word():
+    body = _TalkedOver()
+    events = _streamed_to(body, "I love rain. It makes big puddles. And mud for days!")
     assert [a.params["message"] for a in body.actions] == ["I love rain."]   # nothing said after the cut
     assert "barge_in" in events and "decision" not in events                 # the call was cancelled, not corrected
 
@@ -166,16 +171,7 @@ class _KnockedOver(OkBody):
 
 
 def test_a_pause_that_was_no_person_does_not_end_the_turn():
-    pip = load_companion(COMPANIONS / "pip.json")
     body = _KnockedOver()
-    provider = _Streaming("I love rain. It makes big puddles to splash in!", body)
-    events: list = []
-    brain = CompanionBrain(pip, provider, body, BrainConfig(memory_messages=0, warm=False),
-                           observer=lambda kind, data: events.append(kind))
-    body.brain = brain
-    try:
-        brain.handle(Perception(title="input", body="Do you like rainy days?"))
-    finally:
-        brain.stop(timeout=1)
+    events = _streamed_to(body, "I love rain. It makes big puddles to splash in!")
     assert [a.params["message"] for a in body.actions] == ["I love rain.", "It makes big puddles to splash in!"]
     assert "barge_in" not in events

@@ -85,7 +85,7 @@ def _probe_input(sd: ModuleType, dev: AudioDevice, seconds: float) -> tuple[bool
     for rate in dict.fromkeys((16000, int(dev.default_samplerate) or 16000)):
         try:
             frames = max(int(rate * seconds), 1)
-            with sd.InputStream(device=dev.index, samplerate=rate, channels=1, dtype="int16") as stream:
+            with sd.RawInputStream(device=dev.index, samplerate=rate, channels=1, dtype="int16") as stream:
                 stream.read(frames)
             return True, None
         except Exception as exc:  # PortAudioError (busy, unsupported rate, vanished)

@@ -213,8 +213,10 @@ class _Stream:
         self.rate, self.channels = self._settings(sd, device)
         self.resampler = Resampler(self.rate, SAMPLE_RATE) if self.rate != SAMPLE_RATE else None
         frames = max(int(block * self.rate / SAMPLE_RATE), 1)
-        self.stream = sd.InputStream(device=device, samplerate=self.rate, channels=self.channels,
-                                     dtype="int16", blocksize=frames)
+        # Raw: sounddevice's InputStream sets a NumPy array's shape in place, which NumPy 2.5
+        # deprecates (Debian 13 / Pi OS); the bytes are made into an array here instead.
+        self.stream = sd.RawInputStream(device=device, samplerate=self.rate, channels=self.channels,
+                                        dtype="int16", blocksize=frames)
         self.stream.start()
         self.queue: queue.Queue[np.ndarray | BaseException] = queue.Queue(maxsize=32)
         self.overflows = 0
@@ -245,12 +247,13 @@ class _Stream:
                 data, overflowed = self.stream.read(frames)
                 if overflowed:
                     self.overflows += 1
-                got += len(data)
+                samples = np.frombuffer(data, dtype=np.int16).reshape(-1, self.channels).copy()
+                got += len(samples)
                 if pace:  # a real device is paced by its clock; ALSA's null/file plugins are not
                     ahead = got / self.rate - (time.monotonic() - started)
                     if ahead > 0.05:
                         time.sleep(ahead - 0.05)
-                self.queue.put(np.array(data, dtype=np.int16))
+                self.queue.put(samples)
         except BaseException as exc:  # noqa: BLE001 - handed to the consumer, which decides
             if not self._closing:
                 self.queue.put(exc)
