@@ -21,7 +21,10 @@ utterance, the model on the same prompt and context the brain gave it (the whole
 streamed speech the bare model can exceed the loop's decision stage), piper on the first clause. Prints per-stage p50 / p95, the line ``end of speech -> first audio: p50 X s``
 and the sum of the bare parts; writes bench/results/voice_loop.json.
 
-Usage: python bench/voice_loop.py [--sentences 24] [--gap 10] [--provider embedded]
+``--camera SRC`` runs a camera node beside it (``companion run camera --source SRC --loop``, its
+default detector, as a separate process on the same broker), as on a robot that also looks.
+
+Usage: python bench/voice_loop.py [--sentences 24] [--gap 10] [--provider embedded] [--camera SRC]
 """
 
 from __future__ import annotations
@@ -30,6 +33,7 @@ import argparse
 import json
 import os
 import statistics
+import subprocess
 import sys
 import tempfile
 import time
@@ -86,6 +90,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
     from edge.protocol.payloads import Action, Perception
     from edge.providers.factory import make_provider
 
+    seen_by_camera: list[str] = []
     texts = (QUESTIONS * (1 + args.sentences // len(QUESTIONS)))[: args.sentences]
     clips = [(t, speech(t)) for t in texts]
     pcm, spans = session(clips, args.gap)
@@ -109,9 +114,15 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
         ear.subscribe(Action, lambda a: arrivals.setdefault(a.id, time.time()))
         ear.connect()
         heard: list[Heard] = []
+        camera = None
         try:
             stack.start()
             print(f"stack ready in {stack.ready_s} s (model, piper, warm-up)")
+            if args.camera:
+                camera = subprocess.Popen([str(Path(sys.executable).parent / "companion"), "run", "camera", "-q",
+                                           "--broker", str(broker.address), "--source", args.camera, "--loop",
+                                           *args.camera_args.split()], stdout=subprocess.DEVNULL)
+                ear.subscribe(Perception, lambda p: seen_by_camera.append(p.sender))
             engine, note = choose_recognizer(None, [pip])
             recognizer = TimedRecognizer(engine)
             print(f"recognizer {engine.name}{' (' + note + ')' if note else ''}; provider {provider.name}")
@@ -123,6 +134,10 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
             while time.time() < deadline and not (stack.idle() and not speaker_busy(speaker, events)):
                 time.sleep(0.2)
         finally:
+            if camera is not None:
+                camera.terminate()
+                camera.wait(20)
+                print(f"camera node beside it: {sum(1 for s in seen_by_camera if s.startswith('camera'))} perceptions")
             try:
                 stack.stop()
             except Exception as exc:  # a shutdown bug must not cost the figures
@@ -263,15 +278,17 @@ def main() -> None:
     parser.add_argument("--sentences", type=int, default=24, help="sentences spoken (>= 20 for a p95)")
     parser.add_argument("--gap", type=float, default=10.0, help="seconds of silence after each sentence, for the answer")
     parser.add_argument("--provider", default="embedded", help="the brain's provider SPEC (default: embedded)")
+    parser.add_argument("--camera", default="", help="run a camera node on this source beside the loop")
+    parser.add_argument("--camera-args", default="", help="more flags for that camera node, e.g. '--fps 5'")
+    parser.add_argument("--out", type=Path, default=REPO / "bench" / "results" / "voice_loop.json")
     parser.add_argument("-v", "--verbose", action="store_true", help="the mic node's lines")
     args = parser.parse_args()
     if args.sentences < 1 or args.gap < 2:
         parser.error("--sentences must be >= 1 and --gap >= 2 s")
     out = run(args)
-    path = REPO / "bench" / "results" / "voice_loop.json"
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(json.dumps(out, indent=2) + "\n", encoding="utf-8")
-    print(f"wrote {path.relative_to(REPO)}")
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    args.out.write_text(json.dumps(out, indent=2) + "\n", encoding="utf-8")
+    print(f"wrote {args.out}")
 
 
 if __name__ == "__main__":

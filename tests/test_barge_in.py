@@ -131,10 +131,12 @@ def test_a_knock_over_the_robot_pauses_its_speech_and_it_goes_on(broker, stage, 
     (speak,), heard = talk(broker, stage, person, recognizer, [LONG])
 
     assert result_of(stage, speak).ok                       # not interrupted
-    assert [v.event for v in drain(stage.voices)] == ["onset", "dismissed"]
+    events = [v.event for v in drain(stage.voices)]
+    pauses = len(events) // 2
+    assert pauses >= 1 and events == ["onset", "dismissed"] * pauses   # each knock may pause it once
     files = alsa_file_sink.recordings()
-    assert len(files) == 2                                   # paused (device closed), then reopened
-    (before, rate), (after, _) = (read_wav(f) for f in files)
+    assert len(files) == pauses + 1                          # each pause closed the device; reopened after
+    (before, rate), (after, _) = (read_wav(f) for f in files[-2:])
     tail, head = before[-rate:], after[:400]
     resumed = [i for i in range(tail.size - head.size) if np.array_equal(tail[i:i + head.size], head)]
     assert resumed, "the speech did not go on from where it was heard to stop"   # the dropped part again

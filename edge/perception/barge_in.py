@@ -25,8 +25,8 @@ distance is well above it.
 ``need_frames`` person frames within ``window_frames`` fire it (``started``: the body cuts the
 speech); the onset is the first of them. After firing it waits for the next sound the gate
 reports before it can fire again. Speech frames take Silero three frames or more to call, so
-before that, ``pause_need`` of ``pause_window`` frames that are as loud and that Silero gives at
-least ``pause_probability`` announce an ``onset``: the body pauses the speech at once, and if no
+before that, ``pause_need`` of ``pause_window`` frames (one: the first) that are as loud and that
+Silero gives at least ``pause_probability`` announce an ``onset``: the body pauses the speech at once, and if no
 person is confirmed within ``confirm_s`` the pause is ``dismissed`` and the speech goes on (a
 clap, a knock, a dropped spoon). The person is confirmed only on what is heard once the robot
 is silent (``settle_s`` after the pause): a knock over the robot's voice is loud, and the robot's
@@ -61,8 +61,8 @@ class BargeInConfig:
     window_frames: int = 5        # ... within this many consecutive frames
     pause: bool = True            # announce an onset (the speech pauses) before a person is sure
     pause_probability: float = 0.2  # a frame that may be a person: Silero says at least this ...
-    pause_need: int = 2           # ... in this many frames ...
-    pause_window: int = 3         # ... of this many
+    pause_need: int = 1           # ... in this many frames ...
+    pause_window: int = 1         # ... of this many
     confirm_s: float = 0.6        # a paused speech goes on when no person is heard within this
     settle_s: float = 0.1         # after a pause the robot's last buffered words still arrive: not the person
 
