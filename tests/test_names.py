@@ -53,3 +53,9 @@ def test_a_streamed_clause_that_is_only_the_name_is_recognised(pochi):
     """Streaming cuts "Good morning, Pochi! ..." at the comma: "Pochi!" alone is left unsaid."""
     assert all(pochi.strip(c) == "" for c in ("Pochi!", "Pochi.", " pochi ", "Pochi,"))
     assert all(pochi.strip(c) == c for c in ("Good morning,", "Pochi is here", "I love you Pochi!"))
+
+
+def test_a_whole_reply_that_is_only_the_name_is_the_answer_to_what_is_your_name(pochi):
+    response = ProviderResponse([ContentSegment(type="tool_call", tool_call=ToolCall("speak", {"message": "Pochi."}))])
+    assert [s.tool_call.args for s in pochi.in_reply(response).segments if s.tool_call] == [{"message": "Pochi."}]
+    assert pochi.strip("Pochi.") == ""          # a streamed clause alone still goes (above)

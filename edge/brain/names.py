@@ -58,5 +58,7 @@ class SelfAddress:
         return out if out.strip() else reply
 
     def in_reply(self, response: ProviderResponse) -> ProviderResponse:
-        """``response`` with each spoken line's own-name address taken out (``strip``)."""
-        return map_spoken(response, self.strip)
+        """``response`` with each spoken line's own-name address taken out (``strip``). A whole
+        line that is only the name stays: that is the answer to "What is your name?" (taken out,
+        the robot said nothing and the turn ended unanswered)."""
+        return map_spoken(response, lambda line: line if self._alone.match(line) else self.strip(line))

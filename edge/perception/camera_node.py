@@ -30,6 +30,7 @@ from edge.perception.scene import PolicyConfig, SceneEvent, ScenePolicy
 from edge.perception.tracking import TrackConfig, Tracker
 from edge.protocol.payloads import Action, Perception
 from edge.runtime.node import Node, NodeError
+from edge.runtime.priority import lower_this_thread
 from edge.runtime.transport import Transport
 from edge.runtime.worker import FailureSink, guarded
 
@@ -47,6 +48,7 @@ class NodeOptions:
     image_max_side: int = 640
     jpeg_quality: int = 80
     progress_s: float = 10.0         # how often the status carries fps/frames
+    nice: int = 10                   # the detector's thread yields the CPU to the voice loop (runtime/priority.py)
 
 
 def default_node_id(source: str | int) -> str:
@@ -212,6 +214,7 @@ def run_camera(source: str | int, detector_spec: str = DEFAULT_DETECTOR,
 
     def main(node: Node) -> int:
         node.status("starting")
+        lower_this_thread((options or NodeOptions()).nice)   # before the capture and OpenCV's workers start
         try:
             detector = make_detector(detector_spec, **(detector_options or {}))
             camera = Camera(parse_source(source), capture or CaptureConfig(), on_status=on_status)
