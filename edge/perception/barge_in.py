@@ -108,7 +108,7 @@ class BargeIn:
         self._maybe: collections.deque[tuple[bool, int, float]] = collections.deque()
         self._paused: Onset | None = None   # the onset announced, while no person is confirmed
         self._paused_frames = 0
-        self._rearm = False                 # after a dismissal: no new pause until the sound stops
+        self._rearm = False                 # after a dismissal: no new pause until that loud sound stops
         self._frames = 0            # frames seen since the stream began
         self._fired_over: set[str] = set()
         self._onsets: list[Onset] = []
