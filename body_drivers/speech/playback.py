@@ -209,6 +209,7 @@ class _Stream:
         self._opened_at = 0.0
         self._since_open = 0                     # frames written since the device was (re)opened
         self._recent: collections.deque[np.ndarray] = collections.deque()
+        self._recent_frames = 0                  # their total, kept as they come and go
 
     def write(self, samples: np.ndarray, cancel: threading.Event, replayed: bool = False) -> None:
         if self.stream is None:
@@ -219,8 +220,9 @@ class _Stream:
         self._since_open += samples.size
         self.frames += 0 if replayed else samples.size
         self._recent.append(samples)
-        while sum(r.size for r in self._recent) - self._recent[0].size > self.rate // 2:
-            self._recent.popleft()
+        self._recent_frames += samples.size
+        while self._recent_frames - self._recent[0].size > self.rate // 2:
+            self._recent_frames -= self._recent.popleft().size
         if self.first_at is None:
             self.first_at = time.monotonic()
         if self.output.pace:
@@ -234,10 +236,11 @@ class _Stream:
         if self.stream is None:
             return []
         heard = (time.monotonic() - self._opened_at - self.stream.latency) * self.rate
-        unheard = int(min(max(self._since_open - heard, 0), sum(r.size for r in self._recent)))
+        unheard = int(min(max(self._since_open - heard, 0), self._recent_frames))
         self.close(drain=False)
         tail = np.concatenate(list(self._recent))[-unheard:] if unheard else np.zeros(0, np.int16)
         self._recent.clear()
+        self._recent_frames = 0
         return [tail] if tail.size else []
 
     def play_out(self, cancel: threading.Event) -> None:
