@@ -4,6 +4,7 @@ recorded person talks over it (tests/room.py). Timings are measured by bench/bar
 
 from __future__ import annotations
 
+import itertools
 import queue
 import threading
 from collections.abc import Iterator
@@ -206,6 +207,96 @@ def test_a_person_who_talks_over_the_start_of_the_robots_first_sounds_is_not_tak
             assert len(fired) == before + 1 and fired[-1].over == [f"speak-{n}"]
             assert abs(fired[-1].sample - start - spans[0].start) < 0.2 * 16000
     assert detector.echo_db is not None and detector.echo_db < -50   # the room's level, not the person's
+
+
+def hiss(seconds: float, rms_dbfs: float, seed: int = 8) -> np.ndarray:
+    """Noise shaped like an /s/: energy above 3 kHz, no voice in it."""
+    noise = np.random.default_rng(seed).normal(0, 1, int(seconds * 16000))
+    high = noise - np.convolve(noise, np.ones(4) / 4, mode="same")   # mostly above 3 kHz
+    return (high / np.sqrt(np.mean(high ** 2)) * 32768 * 10 ** (rms_dbfs / 20)).astype(np.int16)
+
+
+_SOUNDS = itertools.count()
+
+
+def hear_sounds(detector, sounds: list[np.ndarray], gate: SelfVoiceGate) -> list[tuple[str, int]]:
+    """Each sound heard while the robot says one thing; returns (event, sample within its sound)."""
+    from edge.perception.vad import make_vad
+
+    vad = detector.wrap(make_vad("silero"))
+    events: list[tuple[str, int]] = []
+    fed = detector.fed   # samples it has heard before
+    for sound in sounds:
+        name = f"speak-{next(_SOUNDS)}"
+        gate.hold(name)
+        start = fed
+        for i in range(0, len(sound) - 511, 512):
+            before = len(detector.heard)
+            vad.is_speech(sound[i:i + 512])
+            fed += 512
+            events += [(e.event, e.sample - start) for e in detector.heard[before:]]
+        gate.release(name)
+        for i in range(0, 16000, 512):
+            vad.is_speech(np.zeros(512, np.int16))
+            fed += 512
+    detector.fed = fed
+    return events
+
+
+def _detector(gate: SelfVoiceGate, **config):
+    from edge.perception.barge_in import BargeIn, BargeInConfig
+
+    heard: list = []
+    detector = BargeIn(gate, heard.append, BargeInConfig(**config))
+    detector.heard, detector.fed = heard, 0   # type: ignore[attr-defined]
+    return detector
+
+
+def test_behind_a_canceller_a_word_that_begins_with_a_hiss_pauses_the_robot_at_the_hiss():
+    """The robot is not heard here (a canceller in front): a person's "stop" starts with 0.15 s of
+    /s/, which Silero does not call a voice; the loud hiss alone pauses the speech, and the voice
+    after it confirms the person. Waiting for Silero pauses only once the vowel has begun."""
+    rng = np.random.default_rng(6)
+    room = [rng.normal(0, 10, 48000).astype(np.int16) for _ in range(2)]   # the robot's first sounds
+    person, spans = compose(1.0, "stop please", 0.8)
+    at = spans[0].start - 2400
+    person[at:at + 2400] += hiss(0.15, -28.0)
+    person += rng.normal(0, 10, len(person)).astype(np.int16)
+    for on_level in (True, False):
+        gate = SelfVoiceGate()
+        detector = _detector(gate, pause_on_level=on_level)
+        events = hear_sounds(detector, [*room, person], gate)
+        assert detector.robot_heard is False
+        assert [e for e, _ in events] == ["onset", "started"]
+        onset = events[0][1]
+        if on_level:
+            assert at - 512 <= onset < spans[0].start - 512     # within the hiss (frames of 512)
+        else:
+            assert onset >= spans[0].start - 512                # only once the voice is heard
+
+
+def test_where_the_robot_is_heard_a_loud_hiss_over_it_does_not_pause_it():
+    """No canceller: the robot's own voice is in the microphone, so a level alone is not enough (its
+    loud syllables could pass one): a hiss 15 dB over the robot's voice, with no voice in it, heard
+    between two of the robot's sentences, leaves the speech alone. Behind a canceller it pauses."""
+    from mic_audio import speech as spoken
+
+    robot = [(spoken(text) * 0.1).astype(np.int16) for text in
+             ("I can see a red ball by the door.", "The garden is quiet this morning.")]
+    gap = np.zeros(16000, np.int16)
+    detector = _detector(SelfVoiceGate())
+    hear_sounds(detector, robot, detector.gate)
+    level = detector.echo_db
+    assert detector.robot_heard is True and level is not None
+    noisy = np.concatenate([robot[0], gap, robot[1]])
+    noisy[len(robot[0]) + 3200:len(robot[0]) + 8000] += hiss(0.3, level + 15.0)
+    assert hear_sounds(detector, [noisy], detector.gate) == []
+
+    behind = _detector(SelfVoiceGate())
+    hear_sounds(behind, [np.zeros(48000, np.int16)] * 2, behind.gate)   # the robot's first sounds: silence
+    assert behind.robot_heard is False
+    paused = hear_sounds(behind, [noisy], behind.gate)
+    assert paused[0][0] == "onset" and paused[0][1] < len(robot[0])    # at the robot's own voice ...
 
 
 def test_barge_in_is_set_from_the_command_line_and_a_bad_margin_is_named(capsys):

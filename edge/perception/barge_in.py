@@ -31,6 +31,13 @@ person is confirmed within ``confirm_s`` the pause is ``dismissed`` and the spee
 clap, a knock, a dropped spoon). The person is confirmed only on what is heard once the robot
 is silent (``settle_s`` after the pause): a knock over the robot's voice is loud, and the robot's
 voice under it is speech, but the knock alone is not. Nothing is learned while paused.
+
+Where the robot is not heard here (most of the last sounds' starts held no voice: a canceller or a
+headset in front), nothing this loud can be the robot, so with ``pause_on_level`` a loud frame
+pauses without Silero's word: a word that begins with a hiss (/s/ of "stop") is 0.1 s of noise
+before Silero hears a voice, and behind PipeWire's canceller that 0.1 s was what made a pause late.
+A knock pauses too, and is dismissed. Where the robot is heard, its own loud syllables could pass a
+level alone, so Silero must agree.
 """
 
 from __future__ import annotations
@@ -63,6 +70,8 @@ class BargeInConfig:
     pause_probability: float = 0.2  # a frame that may be a person: Silero says at least this ...
     pause_need: int = 1           # ... in this many frames ...
     pause_window: int = 1         # ... of this many
+    pause_on_level: bool = True   # where the robot is not heard here, loud is enough to pause ...
+    pause_level_dbfs: float = -55.0  # ... when it is at least this loud too (a voice near the robot)
     confirm_s: float = 0.6        # a paused speech goes on when no person is heard within this
     settle_s: float = 0.1         # after a pause the robot's last buffered words still arrive: not the person
 
@@ -76,6 +85,8 @@ class BargeInConfig:
                 or self.confirm_s <= 0:
             raise ValueError("barge-in pause needs 1 <= pause_need <= pause_window, 0 < pause_probability < 1 "
                              "and confirm_s > 0")
+        if not -100 < self.pause_level_dbfs <= 0:
+            raise ValueError(f"barge-in pause_level_dbfs is a level in dBFS, within -100..0, got {self.pause_level_dbfs}")
         if not 0 < self.min_probe_s <= self.probe_s or self.sounds_kept < 1:
             raise ValueError("barge-in needs 0 < min_probe_s <= probe_s and sounds_kept >= 1")
 
@@ -102,7 +113,8 @@ class BargeIn:
         self._probe: list[tuple[float, bool]] = []      # (level, VAD speech) at the current sound's start
         self._probe_keys: set[str] = set()                # the sounds it belongs to
         self._probe_done = True                           # learned from (or too short): wait for the next
-        self._learned: collections.deque[float] = collections.deque(maxlen=self.config.sounds_kept)
+        # per sound: (level, whether the robot was heard at its start)
+        self._learned: collections.deque[tuple[float, bool]] = collections.deque(maxlen=self.config.sounds_kept)
         self._pending: collections.deque[tuple[float, bool]] = collections.deque()
         self._window: collections.deque[tuple[bool, int, float]] = collections.deque()
         self._maybe: collections.deque[tuple[bool, int, float]] = collections.deque()
@@ -122,7 +134,15 @@ class BargeIn:
     @property
     def echo_db(self) -> float | None:
         """The robot's voice level learned here (dBFS), or None until one sound's start was heard."""
-        return float(np.median(self._learned)) if self._learned else None
+        return float(np.median([level for level, _ in self._learned])) if self._learned else None
+
+    @property
+    def robot_heard(self) -> bool | None:
+        """Whether the microphone hears the robot's voice (no canceller or headset in front), or
+        None until one sound's start was heard: most of the last sounds decide."""
+        if not self._learned:
+            return None
+        return 2 * sum(heard for _, heard in self._learned) >= len(self._learned)
 
     def _probe_frames(self, seconds: float) -> int:
         return max(int(seconds * SAMPLE_RATE / self.frame_samples), 1)
@@ -136,8 +156,9 @@ class BargeIn:
         voice = [level for level, speech in probe if speech]
         # else the robot is not heard: the room's level, without the few voice frames (a person
         # starting to talk as the probe ended, or an echo too faint to reach the room's loudest)
-        kept = voice if len(voice) >= len(probe) / 4 else [level for level, speech in probe if not speech]
-        self._learned.append(float(np.percentile(kept, self.config.echo_percentile)))
+        heard = len(voice) >= len(probe) / 4
+        kept = voice if heard else [level for level, speech in probe if not speech]
+        self._learned.append((float(np.percentile(kept, self.config.echo_percentile)), heard))
 
     def _learn(self, speaking: list[str], level: float, speech: bool) -> None:
         """The frame that left the window (too old to be a person's first words) joins the probe."""
@@ -169,7 +190,8 @@ class BargeIn:
         level = level_dbfs(frame)
         echo = self.echo_db
         loud = echo is not None and level >= echo + c.margin_db
-        maybe = loud and (speech if probability is None else probability >= c.pause_probability)
+        maybe = loud and ((c.pause_on_level and not self.robot_heard and level >= c.pause_level_dbfs)
+                          or (speech if probability is None else probability >= c.pause_probability))
         now = self._clock()
         settling = self._paused is not None and self._paused_frames * self.frame_samples < c.settle_s * SAMPLE_RATE
         _push(self._window, (speech and loud and not settling, sample, now), c.window_frames)
