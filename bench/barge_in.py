@@ -21,7 +21,7 @@ hardware (``--aec pipewire``) or not (``--aec off``); bench/barge_in_rooms.py.
 
 Prints p50 / p95 / max onset -> silence, the share within 300 ms, self-triggers per hour, and
 writes bench/results/barge_in.json (or ``--out``), one entry per room / canceller / echo level.
-Usage: python bench/barge_in.py [--trials 20] [--echo-db -20] [--self-minutes 2]
+Usage: python bench/barge_in.py [--trials 20] [--echo-db -20] [--self-minutes 2] [--people recorded]
        python bench/barge_in.py --room pipewire --aec pipewire,off --echo-db -10,-6 [--rt60 0.25]
 """
 
@@ -61,9 +61,36 @@ def pct(values: list[float], p: float) -> float:
     return ordered[min(len(ordered) - 1, int(round(p / 100 * (len(ordered) - 1))))] if ordered else float("nan")
 
 
-def run(args: argparse.Namespace, echo_db: float, aec: str) -> dict[str, Any]:
+def _active_rms(clip: np.ndarray) -> float:
+    a, b = loud_span(clip)
+    return float(np.sqrt(np.mean(clip[a:b].astype(np.float64) ** 2)))
+
+
+def people(kind: str, trials: int, rng: np.random.Generator) -> list[np.ndarray]:
+    """What the person says in each trial: ``piper`` (PERSON, in piper's voice) or ``recorded``
+    (real people from Debian packages, tests/real_speech.py: ALSA's channel announcements and
+    Asterisk's short prompts, shuffled by the seed; none of them was used to choose the barge-in
+    rules), each brought to the loudness of the piper person."""
     from mic_audio import speech
 
+    spoken = [speech(text) for text in PERSON]
+    if kind == "piper":
+        return [spoken[i % len(spoken)] for i in range(trials)]
+    from real_speech import channel_clips, short_prompts
+
+    from edge.perception.audio_source import WavSource
+
+    level = float(np.mean([_active_rms(c) for c in spoken]))
+    clips = [WavSource(c.path).samples for c in channel_clips() + short_prompts(max_seconds=3.5)]
+    if not clips:
+        raise SystemExit("--people recorded: no recordings found (apt-get install alsa-utils "
+                         "asterisk-core-sounds-en asterisk-core-sounds-en-wav)")
+    order = rng.permutation(len(clips))
+    chosen = [clips[order[i % len(clips)]] for i in range(trials)]
+    return [np.clip(c * (level / _active_rms(c)), -32768, 32767).astype(np.int16) for c in chosen]
+
+
+def run(args: argparse.Namespace, echo_db: float, aec: str) -> dict[str, Any]:
     from body_drivers.node import BodyNode
     from body_drivers.sim import SimBody
     from body_drivers.speech.speaker import Speaker
@@ -83,9 +110,8 @@ def run(args: argparse.Namespace, echo_db: float, aec: str) -> dict[str, Any]:
     # 2 s of quiet first: the mic node is listening (and has the robot's first speak) before trial 1
     pos = 2 * 16000
     trials_at, parts, onsets = [], [np.zeros(pos, np.int16)], []
-    for i in range(args.trials):
+    for i, clip in enumerate(people(args.people, args.trials, rng)):
         delay = float(rng.uniform(1.5, 3.0))
-        clip = speech(PERSON[i % len(PERSON)])
         lead = int(delay * 16000)
         trials_at.append(pos)
         onsets.append(pos + lead + loud_span(clip)[0])
@@ -145,7 +171,8 @@ def run(args: argparse.Namespace, echo_db: float, aec: str) -> dict[str, Any]:
         broker.stop()
         room.close()
         out = report(args, room, trials_at, onsets, self_start, speaks, list(seen))
-    out.update(room=args.room, aec=aec if args.room == "pipewire" else "n/a", echo_db=echo_db, setup=room.describe())
+    out.update(room=args.room, aec=aec if args.room == "pipewire" else "n/a", echo_db=echo_db,
+               people=args.people, seed=args.seed, setup=room.describe())
     return out
 
 
@@ -228,6 +255,8 @@ def main() -> None:
     parser.add_argument("--aec-args", default="", help="the WebRTC canceller's aec.args, e.g. "
                         "'webrtc.noise_suppression = false' (default: the library's defaults)")
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--people", choices=("piper", "recorded"), default="piper",
+                        help="who talks over the robot: piper's voice, or recordings of real people")
     parser.add_argument("--out", type=Path, default=REPO / "bench" / "results" / "barge_in.json")
     parser.add_argument("-v", "--verbose", action="store_true", help="the mic node's lines")
     args = parser.parse_args()

@@ -82,6 +82,7 @@ context.spa-libs = {{
     support.*       = support/libspa-support
 }}
 context.modules = [
+    {{ name = libpipewire-module-rt args = {{ nice.level = -11 rt.prio = 88 }} flags = [ ifexists nofail ] }}
     {{ name = libpipewire-module-protocol-native }}
     {{ name = libpipewire-module-access args = {{ }} }}
     {{ name = libpipewire-module-metadata }}

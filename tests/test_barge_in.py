@@ -264,7 +264,7 @@ def test_behind_a_canceller_a_word_that_begins_with_a_hiss_pauses_the_robot_at_t
     person += rng.normal(0, 10, len(person)).astype(np.int16)
     for on_level in (True, False):
         gate = SelfVoiceGate()
-        detector = _detector(gate, pause_on_level=on_level)
+        detector = _detector(gate, pause_on_hiss=on_level)
         events = hear_sounds(detector, [*room, person], gate)
         assert detector.robot_heard is False
         assert [e for e, _ in events] == ["onset", "started"]
@@ -276,9 +276,9 @@ def test_behind_a_canceller_a_word_that_begins_with_a_hiss_pauses_the_robot_at_t
 
 
 def test_where_the_robot_is_heard_a_loud_hiss_over_it_does_not_pause_it():
-    """No canceller: the robot's own voice is in the microphone, so a level alone is not enough (its
-    loud syllables could pass one): a hiss 15 dB over the robot's voice, with no voice in it, heard
-    between two of the robot's sentences, leaves the speech alone. Behind a canceller it pauses."""
+    """No canceller: the robot's own voice is in the microphone, and its own /s/ could pass for a
+    person's: a hiss 15 dB over the robot's voice, with no voice in it, heard between two of the
+    robot's sentences, leaves the speech alone. Behind a canceller it pauses."""
     from mic_audio import speech as spoken
 
     robot = [(spoken(text) * 0.1).astype(np.int16) for text in
@@ -297,6 +297,25 @@ def test_where_the_robot_is_heard_a_loud_hiss_over_it_does_not_pause_it():
     assert behind.robot_heard is False
     paused = hear_sounds(behind, [noisy], behind.gate)
     assert paused[0][0] == "onset" and paused[0][1] < len(robot[0])    # at the robot's own voice ...
+
+
+def test_behind_a_canceller_a_short_low_burst_does_not_pause_the_robot():
+    """A busy machine: the canceller loses the echo for 0.1 s and the robot's voice leaks through,
+    40 dB over the quiet it leaves: loud, mostly below 1 kHz, too short for Silero (bench/README.md
+    has the frames). Here a 0.1 s burst below 1 kHz: no hiss, no voice, so the speech goes on.
+    Pausing on any loud frame there paused the robot by itself a few times an hour under load."""
+    rng = np.random.default_rng(9)
+    noise = rng.normal(0, 1, 1600 + 63)
+    low = np.convolve(noise, np.ones(64) / 64, mode="valid")[:1600] * np.hanning(1600)  # below ~250 Hz
+    burst = (low / np.sqrt(np.mean(low ** 2)) * 32768 * 10 ** (-40 / 20)).astype(np.int16)
+    quiet = [rng.normal(0, 2, 48000).astype(np.int16) for _ in range(2)]    # -80 dBFS: a canceller's quiet
+    sound = rng.normal(0, 2, 64000).astype(np.int16)
+    sound[30000:31600] += burst
+    detector = _detector(SelfVoiceGate())
+    assert hear_sounds(detector, [*quiet, sound], detector.gate) == []
+    assert detector.robot_heard is False
+    louder = _detector(SelfVoiceGate(), hiss_share=0.001)   # any loud frame (almost): it pauses
+    assert [e for e, _ in hear_sounds(louder, [*quiet, sound], louder.gate)] == ["onset", "dismissed"]
 
 
 def test_barge_in_is_set_from_the_command_line_and_a_bad_margin_is_named(capsys):

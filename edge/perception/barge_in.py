@@ -33,11 +33,13 @@ is silent (``settle_s`` after the pause): a knock over the robot's voice is loud
 voice under it is speech, but the knock alone is not. Nothing is learned while paused.
 
 Where the robot is not heard here (most of the last sounds' starts held no voice: a canceller or a
-headset in front), nothing this loud can be the robot, so with ``pause_on_level`` a loud frame
-pauses without Silero's word: a word that begins with a hiss (/s/ of "stop") is 0.1 s of noise
-before Silero hears a voice, and behind PipeWire's canceller that 0.1 s was what made a pause late.
-A knock pauses too, and is dismissed. Where the robot is heard, its own loud syllables could pass a
-level alone, so Silero must agree.
+headset in front), a word that begins with a hiss (/s/ of "stop", /ʃ/ of "shh") is 0.1 s of
+noise before Silero hears a voice, and behind PipeWire's canceller that 0.1 s was what made a
+pause late. So there, with ``pause_on_hiss``, a frame that loud whose sound is mostly above 2.5
+kHz pauses without Silero's word. A level alone is not enough even there: when the machine is
+busy the canceller loses the echo for a few frames, and what leaks through is the robot's voice,
+loud and below 1 kHz (bench/README.md). Where the robot is heard, its own /s/ could pass, so
+Silero must agree.
 """
 
 from __future__ import annotations
@@ -55,6 +57,15 @@ from edge.perception.self_voice import SelfVoiceGate
 from edge.perception.vad import FrameClassifier, level_dbfs
 
 SAMPLE_RATE = 16000
+HISS_HZ = 2500.0   # /s/ and /ʃ/ are mostly above this; a voice's echo mostly below 1 kHz
+
+
+def high_share(frame: np.ndarray) -> float:
+    """The share of the frame's energy above HISS_HZ."""
+    power = np.abs(np.fft.rfft(frame.astype(np.float64) * np.hanning(frame.size))) ** 2
+    total = float(power.sum())
+    high = float(power[np.fft.rfftfreq(frame.size, 1 / SAMPLE_RATE) >= HISS_HZ].sum())
+    return high / total if total > 0 else 0.0
 
 
 @dataclass(frozen=True)
@@ -70,8 +81,9 @@ class BargeInConfig:
     pause_probability: float = 0.2  # a frame that may be a person: Silero says at least this ...
     pause_need: int = 1           # ... in this many frames ...
     pause_window: int = 1         # ... of this many
-    pause_on_level: bool = True   # where the robot is not heard here, loud is enough to pause ...
-    pause_level_dbfs: float = -55.0  # ... when it is at least this loud too (a voice near the robot)
+    pause_on_hiss: bool = True    # where the robot is not heard here, a loud hiss pauses too ...
+    hiss_share: float = 0.5       # ... a frame with at least this share of its energy above HISS_HZ ...
+    pause_level_dbfs: float = -55.0  # ... and at least this loud (a voice near the robot)
     confirm_s: float = 0.6        # a paused speech goes on when no person is heard within this
     settle_s: float = 0.1         # after a pause the robot's last buffered words still arrive: not the person
 
@@ -85,6 +97,8 @@ class BargeInConfig:
                 or self.confirm_s <= 0:
             raise ValueError("barge-in pause needs 1 <= pause_need <= pause_window, 0 < pause_probability < 1 "
                              "and confirm_s > 0")
+        if not 0 < self.hiss_share < 1:
+            raise ValueError(f"barge-in hiss_share is a share of a frame's energy, within 0..1, got {self.hiss_share}")
         if not -100 < self.pause_level_dbfs <= 0:
             raise ValueError(f"barge-in pause_level_dbfs is a level in dBFS, within -100..0, got {self.pause_level_dbfs}")
         if not 0 < self.min_probe_s <= self.probe_s or self.sounds_kept < 1:
@@ -190,8 +204,9 @@ class BargeIn:
         level = level_dbfs(frame)
         echo = self.echo_db
         loud = echo is not None and level >= echo + c.margin_db
-        maybe = loud and ((c.pause_on_level and not self.robot_heard and level >= c.pause_level_dbfs)
-                          or (speech if probability is None else probability >= c.pause_probability))
+        maybe = loud and ((speech if probability is None else probability >= c.pause_probability)
+                          or (c.pause_on_hiss and level >= c.pause_level_dbfs and not self.robot_heard
+                              and high_share(frame) >= c.hiss_share))
         now = self._clock()
         settling = self._paused is not None and self._paused_frames * self.frame_samples < c.settle_s * SAMPLE_RATE
         _push(self._window, (speech and loud and not settling, sample, now), c.window_frames)
