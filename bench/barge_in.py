@@ -5,7 +5,8 @@ A real mosquitto; the body (``BodyNode`` + ``SimBody``) speaking with piper into
 PCM (bench/voice_rig.py's FIFO); the microphone node (``run_mic`` with its defaults) listening to
 a room (tests/room.py) where the blocks the body writes to the device are heard again at
 ``--echo-db`` (the speaker's sound at the microphone, after any echo canceller), mixed with a
-recorded person at real time (``--room alsa``, tests/room.py); or (``--room pipewire``) a real
+person at real time (piper's voice, or real people's recordings with ``--people recorded``)
+(``--room alsa``, tests/room.py); or (``--room pipewire``) a real
 PipeWire graph with WirePlumber where the speaker's sound reaches the microphone through a room
 impulse response at ``--echo-db``, with PipeWire's WebRTC echo canceller between the robot and the
 hardware (``--aec pipewire``) or not (``--aec off``); bench/barge_in_rooms.py.
