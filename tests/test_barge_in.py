@@ -9,6 +9,7 @@ import queue
 import threading
 from collections.abc import Iterator
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 import pytest
@@ -113,6 +114,11 @@ def test_the_robots_own_speech_heard_by_its_microphone_is_neither_a_perception_n
     assert heard and all(h.dropped == "self_voice" for h in heard)   # it was heard, and known as the robot
 
 
+def at_level(signal: np.ndarray, rms_dbfs: float) -> np.ndarray:
+    """``signal`` scaled to an RMS of ``rms_dbfs``, as 16-bit samples."""
+    return (signal / np.sqrt(np.mean(signal ** 2)) * 32768 * 10 ** (rms_dbfs / 20)).astype(np.int16)
+
+
 def knocks(rms_dbfs: float = -22.0) -> np.ndarray:
     """Three knocks on a door, 0.3 s apart: a 140 Hz thud dying in 30 ms, with a little crack."""
     rng = np.random.default_rng(4)
@@ -121,7 +127,7 @@ def knocks(rms_dbfs: float = -22.0) -> np.ndarray:
     for k in range(3):
         at = int(k * 0.3 * 16000)
         sound[at:at + 2400] += np.sin(2 * np.pi * 140 * t) * np.exp(-t / 0.03) + 0.3 * rng.normal(0, 1, 2400) * np.exp(-t / 0.01)
-    return (sound / np.sqrt(np.mean(sound ** 2)) * 32768 * 10 ** (rms_dbfs / 20)).astype(np.int16)
+    return at_level(sound, rms_dbfs)
 
 
 def test_a_knock_over_the_robot_pauses_its_speech_and_it_goes_on(broker, stage, recognizer, alsa_file_sink):  # noqa: F811
@@ -213,43 +219,44 @@ def hiss(seconds: float, rms_dbfs: float, seed: int = 8) -> np.ndarray:
     """Noise shaped like an /s/: energy above 3 kHz, no voice in it."""
     noise = np.random.default_rng(seed).normal(0, 1, int(seconds * 16000))
     high = noise - np.convolve(noise, np.ones(4) / 4, mode="same")   # mostly above 3 kHz
-    return (high / np.sqrt(np.mean(high ** 2)) * 32768 * 10 ** (rms_dbfs / 20)).astype(np.int16)
+    return at_level(high, rms_dbfs)
 
 
 _SOUNDS = itertools.count()
 
 
-def hear_sounds(detector, sounds: list[np.ndarray], gate: SelfVoiceGate) -> list[tuple[str, int]]:
-    """Each sound heard while the robot says one thing; returns (event, sample within its sound)."""
-    from edge.perception.vad import make_vad
+class Listener:
+    """A barge-in detector (its ``BargeInConfig`` from ``config``) on Silero, with its own gate,
+    fed whole sounds as the robot says them."""
 
-    vad = detector.wrap(make_vad("silero"))
-    events: list[tuple[str, int]] = []
-    fed = detector.fed   # samples it has heard before
-    for sound in sounds:
-        name = f"speak-{next(_SOUNDS)}"
-        gate.hold(name)
-        start = fed
-        for i in range(0, len(sound) - 511, 512):
-            before = len(detector.heard)
-            vad.is_speech(sound[i:i + 512])
-            fed += 512
-            events += [(e.event, e.sample - start) for e in detector.heard[before:]]
-        gate.release(name)
-        for i in range(0, 16000, 512):
-            vad.is_speech(np.zeros(512, np.int16))
-            fed += 512
-    detector.fed = fed
-    return events
+    def __init__(self, **config: Any):
+        from edge.perception.barge_in import BargeIn, BargeInConfig
+        from edge.perception.vad import make_vad
 
+        self.gate = SelfVoiceGate()
+        self.onsets: list = []
+        self.detector = BargeIn(self.gate, self.onsets.append, BargeInConfig(**config))
+        self.vad = self.detector.wrap(make_vad("silero"))
+        self.fed = 0   # samples heard so far
 
-def _detector(gate: SelfVoiceGate, **config):
-    from edge.perception.barge_in import BargeIn, BargeInConfig
-
-    heard: list = []
-    detector = BargeIn(gate, heard.append, BargeInConfig(**config))
-    detector.heard, detector.fed = heard, 0   # type: ignore[attr-defined]
-    return detector
+    def hear(self, sounds: list[np.ndarray]) -> list[tuple[str, int]]:
+        """Each sound heard while the robot says one thing, then 1 s of its silence; returns
+        (event, sample within its sound) for what was announced."""
+        events: list[tuple[str, int]] = []
+        for sound in sounds:
+            name = f"speak-{next(_SOUNDS)}"
+            self.gate.hold(name)
+            start = self.fed
+            for i in range(0, len(sound) - 511, 512):
+                before = len(self.onsets)
+                self.vad.is_speech(sound[i:i + 512])
+                self.fed += 512
+                events += [(e.event, e.sample - start) for e in self.onsets[before:]]
+            self.gate.release(name)
+            for _ in range(0, 16000, 512):
+                self.vad.is_speech(np.zeros(512, np.int16))
+                self.fed += 512
+        return events
 
 
 def test_behind_a_canceller_a_word_that_begins_with_a_hiss_pauses_the_robot_at_the_hiss():
@@ -263,10 +270,9 @@ def test_behind_a_canceller_a_word_that_begins_with_a_hiss_pauses_the_robot_at_t
     person[at:at + 2400] += hiss(0.15, -28.0)
     person += rng.normal(0, 10, len(person)).astype(np.int16)
     for on_level in (True, False):
-        gate = SelfVoiceGate()
-        detector = _detector(gate, pause_on_hiss=on_level)
-        events = hear_sounds(detector, [*room, person], gate)
-        assert detector.robot_heard is False
+        ear = Listener(pause_on_hiss=on_level)
+        events = ear.hear([*room, person])
+        assert ear.detector.robot_heard is False
         assert [e for e, _ in events] == ["onset", "started"]
         onset = events[0][1]
         if on_level:
@@ -284,18 +290,18 @@ def test_where_the_robot_is_heard_a_loud_hiss_over_it_does_not_pause_it():
     robot = [(spoken(text) * 0.1).astype(np.int16) for text in
              ("I can see a red ball by the door.", "The garden is quiet this morning.")]
     gap = np.zeros(16000, np.int16)
-    detector = _detector(SelfVoiceGate())
-    hear_sounds(detector, robot, detector.gate)
-    level = detector.echo_db
-    assert detector.robot_heard is True and level is not None
+    ear = Listener()
+    ear.hear(robot)
+    level = ear.detector.echo_db
+    assert ear.detector.robot_heard is True and level is not None
     noisy = np.concatenate([robot[0], gap, robot[1]])
     noisy[len(robot[0]) + 3200:len(robot[0]) + 8000] += hiss(0.3, level + 15.0)
-    assert hear_sounds(detector, [noisy], detector.gate) == []
+    assert ear.hear([noisy]) == []
 
-    behind = _detector(SelfVoiceGate())
-    hear_sounds(behind, [np.zeros(48000, np.int16)] * 2, behind.gate)   # the robot's first sounds: silence
-    assert behind.robot_heard is False
-    paused = hear_sounds(behind, [noisy], behind.gate)
+    behind = Listener()
+    behind.hear([np.zeros(48000, np.int16)] * 2)   # the robot's first sounds: silence
+    assert behind.detector.robot_heard is False
+    paused = behind.hear([noisy])
     assert paused[0][0] == "onset" and paused[0][1] < len(robot[0])    # at the robot's own voice ...
 
 
@@ -307,15 +313,15 @@ def test_behind_a_canceller_a_short_low_burst_does_not_pause_the_robot():
     rng = np.random.default_rng(9)
     noise = rng.normal(0, 1, 1600 + 63)
     low = np.convolve(noise, np.ones(64) / 64, mode="valid")[:1600] * np.hanning(1600)  # below ~250 Hz
-    burst = (low / np.sqrt(np.mean(low ** 2)) * 32768 * 10 ** (-40 / 20)).astype(np.int16)
+    burst = at_level(low, -40.0)
     quiet = [rng.normal(0, 2, 48000).astype(np.int16) for _ in range(2)]    # -80 dBFS: a canceller's quiet
     sound = rng.normal(0, 2, 64000).astype(np.int16)
     sound[30000:31600] += burst
-    detector = _detector(SelfVoiceGate())
-    assert hear_sounds(detector, [*quiet, sound], detector.gate) == []
-    assert detector.robot_heard is False
-    louder = _detector(SelfVoiceGate(), hiss_share=0.001)   # any loud frame (almost): it pauses
-    assert [e for e, _ in hear_sounds(louder, [*quiet, sound], louder.gate)] == ["onset", "dismissed"]
+    ear = Listener()
+    assert ear.hear([*quiet, sound]) == []
+    assert ear.detector.robot_heard is False
+    louder = Listener(hiss_share=0.001)   # any loud frame (almost): it pauses
+    assert [e for e, _ in louder.hear([*quiet, sound])] == ["onset", "dismissed"]
 
 
 def test_barge_in_is_set_from_the_command_line_and_a_bad_margin_is_named(capsys):
