@@ -122,6 +122,7 @@ class LocalBroker:
 
     def __init__(self, port: int | None = None, data_dir: str | os.PathLike | None = None):
         self.port = port or free_port()
+        self._port_chosen_here = port is None  # then another may take it before mosquitto binds it
         self._own_dir = data_dir is None
         self.data_dir = Path(data_dir or tempfile.mkdtemp(prefix="companion-mosquitto-"))
         self.process: subprocess.Popen | None = None
@@ -134,9 +135,19 @@ class LocalBroker:
     def address(self) -> BrokerAddress:
         return BrokerAddress("127.0.0.1", self.port)
 
-    def start(self, timeout: float = 10.0) -> "LocalBroker":
+    def start(self, timeout: float = 10.0, attempts: int = 3) -> "LocalBroker":
+        """Start mosquitto; a port this broker chose itself that was taken before mosquitto could
+        bind it is chosen again, up to ``attempts`` times."""
         self._stopping.clear()
-        return self._spawn(timeout)
+        for attempt in range(1, attempts + 1):
+            try:
+                return self._spawn(timeout)
+            except BrokerError as err:
+                if not (self._port_chosen_here and "Address already in use" in str(err)) or attempt == attempts:
+                    raise
+                log.info("broker.port_taken", port=self.port, attempt=attempt)
+                self.port = free_port()
+        raise AssertionError("unreachable")
 
     def _spawn(self, timeout: float) -> "LocalBroker":
         """Start mosquitto and wait until it accepts connections; the watcher calls this too."""

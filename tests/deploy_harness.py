@@ -87,11 +87,15 @@ def env_value(path: Path, key: str) -> str:
 
 class StagedBroker:
     """mosquitto with a staged /etc/companion/mosquitto/mosquitto.conf: the same file, with only
-    its port, its paths (under the staging root) and ``user root`` (needed as root) changed."""
+    its port, its paths (under the staging root) and ``user root`` (needed as root) changed.
 
-    def __init__(self, root: Path, workdir: Path):
-        self.root, self.workdir = root, workdir
+    With ``tls`` (a folder holding server.crt, server.key, ca.crt) the deploy's TLS snippet is
+    installed too, on a second free port (``tls_port``)."""
+
+    def __init__(self, root: Path, workdir: Path, tls: Path | None = None):
+        self.root, self.workdir, self.tls = root, workdir, tls
         self.port = free_port()
+        self.tls_port = free_port()
         self.process: subprocess.Popen | None = None
 
     def config(self) -> Path:
@@ -104,11 +108,27 @@ class StagedBroker:
         text = text.replace("/var/lib/companion-broker/", f"{self.workdir}/")
         if os.geteuid() == 0:
             text += "user root\n"
+        if self.tls is not None:
+            snippet = (DEPLOY / "mosquitto/tls.conf.example").read_text()
+            assert "listener 8883\n" in snippet, snippet
+            snippet = snippet.replace("listener 8883\n", f"listener {self.tls_port} 127.0.0.1\n")
+            (etc / "mosquitto/conf.d/tls.conf").write_text(snippet.replace("/etc/companion/mosquitto/tls", str(self.tls)))
         conf = self.workdir / "mosquitto.conf"
         conf.write_text(text)
         return conf
 
-    def start(self) -> StagedBroker:
+    def start(self, attempts: int = 3) -> StagedBroker:
+        """Start it; a port taken between choosing and binding it (other tests run alongside) is
+        chosen again, up to ``attempts`` times."""
+        for attempt in range(1, attempts + 1):
+            if self._start_once():
+                return self
+            if "Address already in use" not in self.log.read_text() or attempt == attempts:
+                raise RuntimeError(f"mosquitto did not start: {self.log.read_text()}")
+            self.port, self.tls_port = free_port(), free_port()
+        raise AssertionError("unreachable")
+
+    def _start_once(self) -> bool:
         self.workdir.mkdir(parents=True, exist_ok=True)
         conf = self.config()
         self.log = self.workdir / "mosquitto.log"
@@ -117,10 +137,12 @@ class StagedBroker:
                                             start_new_session=True)
         deadline = time.monotonic() + 10
         while not broker_answers(BrokerAddress("127.0.0.1", self.port), timeout=0.2):
-            if self.process.poll() is not None or time.monotonic() > deadline:
+            if self.process.poll() is not None:
+                return False
+            if time.monotonic() > deadline:
                 raise RuntimeError(f"mosquitto did not start: {self.log.read_text()}")
             time.sleep(0.05)
-        return self
+        return True
 
     def wait_for_log(self, text: str, timeout: float = 5.0) -> None:
         """Until mosquitto's log (connection_messages) has a line with ``text``."""

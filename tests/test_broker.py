@@ -35,6 +35,19 @@ def test_port_in_use_by_something_else_is_reported(tmp_path):
             LocalBroker(port=port, data_dir=tmp_path).start(timeout=5)
 
 
+def test_a_port_it_chose_that_was_taken_meanwhile_is_chosen_again(tmp_path):
+    with socket.socket() as squatter:
+        squatter.bind(("127.0.0.1", 0))
+        taken = squatter.getsockname()[1]
+        broker = LocalBroker(data_dir=tmp_path)
+        broker.port = taken  # as if another process bound it between free_port() and mosquitto
+        broker.start(timeout=5)
+        try:
+            assert broker.port != taken and broker_answers(broker.address)
+        finally:
+            broker.stop()
+
+
 @pytest.mark.parametrize("text, expected", [
     ("localhost:1884", BrokerAddress("localhost", 1884)), ("10.0.0.2", BrokerAddress("10.0.0.2", 1883)),
     (":1999", BrokerAddress("127.0.0.1", 1999)),

@@ -255,15 +255,9 @@ def test_tls_listener_snippet_accepts_a_client_that_trusts_the_ca(staged, tmp_pa
     shutil.copy(tls / "server.crt", tls / "ca.crt")  # self-signed: its own authority
     root = tmp_path / "root"
     shutil.copytree(staged.root / "etc", root / "etc")
-    broker = StagedBroker(root, tmp_path / "broker")
-    tls_port = broker.port + 1 if broker.port < 65535 else broker.port - 1
-    snippet = (DEPLOY / "mosquitto/tls.conf.example").read_text()
-    snippet = snippet.replace("listener 8883", f"listener {tls_port} 127.0.0.1")
-    (root / "etc/companion/mosquitto/conf.d/tls.conf").write_text(
-        snippet.replace("/etc/companion/mosquitto/tls", str(tls)))
-    broker.start()
+    broker = StagedBroker(root, tmp_path / "broker", tls=tls).start()
     try:
-        client = Client(tls_port, client_id_for("body"), password(root, "body"), tls_ca=tls / "ca.crt")
+        client = Client(broker.tls_port, client_id_for("body"), password(root, "body"), tls_ca=tls / "ca.crt")
         try:
             assert not client.connack().is_failure  # the LAN accounts apply on this listener too
         finally:
