@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import http.server
-import socket
 import socketserver
 import threading
 import time
@@ -14,6 +13,7 @@ import pytest
 
 cv2 = pytest.importorskip("cv2")
 
+from edge.broker import free_port  # noqa: E402
 from edge.perception.camera import Camera, CameraError, CaptureConfig, parse_source  # noqa: E402
 
 DATA = Path("/usr/share/doc/opencv-doc/examples/data")
@@ -219,12 +219,6 @@ class MjpegServer:
     def close(self) -> None:
         self.server.shutdown()
         self.server.server_close()
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def test_a_stream_that_is_late_and_drops_is_reopened_and_recovers(tmp_path):
