@@ -5,19 +5,16 @@ checked once every message sent so far was handled and the brain is idle, not af
 
 from __future__ import annotations
 
-import queue
 import time
 
 import pytest
+from brain_rig import BrainRig
 
-from body_drivers.node import BodyNode
-from body_drivers.sim import SimBody, SimConfig
-from edge.brain.loop import BrainConfig, CompanionBrain
+from edge.brain.loop import CompanionBrain
 from edge.config import DEFAULT_COMPANION
 from edge.protocol.companion import load_companion
 from edge.protocol.payloads import Action, Perception
 from edge.providers.scripted import ScriptedProvider
-from edge.runtime.local import LocalHub
 
 
 @pytest.fixture
@@ -27,36 +24,11 @@ def pip():
 
 @pytest.fixture
 def world(pip):
-    """A simulated body, an observer client that records every action, and a perception sender;
-    ``client.hub`` is the in-process broker they share."""
-    hub = LocalHub()
-    sim = SimBody(config=SimConfig(move_speed=10, look_speed=10, gesture_s=0.0))
-    body_bus = hub.transport("body", "body")
-    body = BodyNode(body_bus, sim, [pip]).start()
-    body_bus.connect()
-    client = hub.transport("client", "test")
-    actions: queue.Queue = queue.Queue()
-    client.subscribe(Action, actions.put)
-    client.connect()
-    brains = []
-
-    def start_brain(provider, **config) -> CompanionBrain:
-        bus = hub.transport(f"brain-{len(brains)}", "brain")
-        events: list = []
-        brain = CompanionBrain(pip, provider, bus, BrainConfig(**config), lambda k, d: events.append((k, d)))
-        brain.node.start()   # handlers were registered when it was built; subscribed once connected
-        brain.start()
-        brain.events = events
-        brains.append((brain, bus))
-        return brain
-
-    yield start_brain, client, actions, sim
-    for brain, bus in brains:
-        brain.stop()
-        bus.close()
-    body.stop()
-    body_bus.close()
-    client.close()
+    """A brain factory, an observer client that records every action, its queue of actions and the
+    simulated body; ``client.hub`` is the in-process broker they share."""
+    rig = BrainRig(pip, (Action,))
+    yield rig.brain, rig.client, rig.seen[Action], rig.sim
+    rig.close()
 
 
 def _wait(pred, timeout=10.0):

@@ -11,12 +11,11 @@ import threading
 import time
 
 import pytest
+from brain_rig import BrainRig
 
-from body_drivers.node import BodyNode
-from body_drivers.sim import SimBody, SimConfig
 from edge.brain.clock import ManualClock
 from edge.brain import prompt
-from edge.brain.loop import BrainConfig, CompanionBrain
+from edge.brain.loop import CompanionBrain
 from edge.config import COMPANIONS_DIR, DEFAULT_COMPANION
 from edge.protocol.companion import load_companion
 from edge.protocol.payloads import Action, CompanionMessage, Estop, Perception, Reply
@@ -33,37 +32,9 @@ def pip():
 def rig(pip):
     """(brain factory, the test's client, what the client saw by type, the simulated body); the
     client's ``hub.settle()`` returns once every message sent so far was handled."""
-    hub = LocalHub()
-    sim = SimBody(config=SimConfig(move_speed=10, look_speed=10, gesture_s=0.0))
-    body_bus = hub.transport("body", "body")
-    body = BodyNode(body_bus, sim, [pip]).start()
-    body_bus.connect()
-    client = hub.transport("client", "test")
-    seen: dict[type, queue.Queue] = {t: queue.Queue() for t in (Action, Reply, CompanionMessage)}
-    for t, q in seen.items():
-        client.subscribe(t, q.put)
-    client.connect()
-    made = []
-
-    def brain(provider, companion=None, clock=None, peers=None, **config) -> CompanionBrain:
-        companion = companion or pip
-        bus = hub.transport(f"brain-{companion.id}", "brain")
-        events: list = []
-        b = CompanionBrain(companion, provider, bus, BrainConfig(**config), lambda k, d: events.append((k, d)),
-                           clock=clock, peers=peers)
-        b.node.start()   # handlers were registered when it was built; subscribed once connected
-        b.start()
-        b.events = events
-        made.append((b, bus))
-        return b
-
-    yield brain, client, seen, sim
-    for b, bus in made:
-        b.stop()
-        bus.close()
-    body.stop()
-    body_bus.close()
-    client.close()
+    made = BrainRig(pip, (Action, Reply, CompanionMessage))
+    yield made.brain, made.client, made.seen, made.sim
+    made.close()
 
 
 def wait(pred, timeout=10.0):
