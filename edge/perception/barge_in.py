@@ -30,7 +30,10 @@ Silero gives at least ``pause_probability`` announce an ``onset``: the body paus
 person is confirmed within ``confirm_s`` the pause is ``dismissed`` and the speech goes on (a
 clap, a knock, a dropped spoon). The person is confirmed only on what is heard once the robot
 is silent (``settle_s`` after the pause): a knock over the robot's voice is loud, and the robot's
-voice under it is speech, but the knock alone is not. Nothing is learned while paused.
+voice under it is speech, but the knock alone is not. A voice that stays loud from the pause on,
+through the settle, is a person too: a short word and a breath ("front ... center") leaves too few
+frames after the settle, and the robot went on only to be cut at the next word. Nothing is
+learned while paused.
 
 Where the robot is not heard here (most of the last sounds' starts held no voice: a canceller or a
 headset in front), a word that begins with a hiss (/s/ of "stop", /ʃ/ of "shh") is 0.1 s of
@@ -134,6 +137,7 @@ class BargeIn:
         self._maybe: collections.deque[tuple[bool, int, float]] = collections.deque()
         self._paused: Onset | None = None   # the onset announced, while no person is confirmed
         self._paused_frames = 0
+        self._voiced_run = 0                # person frames in a row, from the pause on
         self._rearm = False                 # after a dismissal: no new pause until that loud sound stops
         self._frames = 0            # frames seen since the stream began
         self._fired_over: set[str] = set()
@@ -209,7 +213,8 @@ class BargeIn:
                               and high_share(frame) >= c.hiss_share))
         now = self._clock()
         settling = self._paused is not None and self._paused_frames * self.frame_samples < c.settle_s * SAMPLE_RATE
-        _push(self._window, (speech and loud and not settling, sample, now), c.window_frames)
+        person = speech and loud
+        _push(self._window, (person and not settling, sample, now), c.window_frames)
         _push(self._maybe, (maybe, sample, now), c.pause_window)
         if self._paused is None:
             self._pending.append((level, speech))   # the robot, once too old to be a person's first words
@@ -217,7 +222,12 @@ class BargeIn:
                 self._learn(speaking, *self._pending.popleft())
         else:
             self._paused_frames += 1   # nothing learned: the robot is silent while paused
-        if sum(p for p, _, _ in self._window) >= c.need_frames:
+            self._voiced_run = self._voiced_run + 1 if person and self._voiced_run == self._paused_frames - 1 else 0
+        # a voice loud from the pause on and through the settle is a person's word: a short word
+        # ("front", a breath, "center") is mostly over by the settle's end, too soon for 3 in 5
+        voiced_through = self._paused is not None and \
+            self._voiced_run >= c.need_frames + self._probe_frames(c.settle_s)
+        if sum(p for p, _, _ in self._window) >= c.need_frames or voiced_through:
             first = (self._paused.sample, self._paused.at) if self._paused else \
                 next((s, t) for p, s, t in self._window if p)
             self._fire(Onset(first[0], first[1], sorted(speaking)))
@@ -225,6 +235,7 @@ class BargeIn:
                 sum(m for m, _, _ in self._maybe) >= c.pause_need:
             first = next((s, t) for m, s, t in self._maybe if m)
             self._paused, self._paused_frames = Onset(first[0], first[1], sorted(speaking), "onset"), 0
+            self._voiced_run = 0
             self._pending.clear()   # they may be the person's
             self._window.clear()    # the person is confirmed on what is heard once the robot is silent
             self.announce(self._paused)
