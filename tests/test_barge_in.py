@@ -257,14 +257,15 @@ class Listener:
             self._silence()
         return events
 
-    def talked_over(self, robot: np.ndarray, person: np.ndarray) -> list[tuple[str, int]]:
+    def talked_over(self, robot: np.ndarray, person: np.ndarray) -> list[tuple[str, int, int]]:
         """The robot says one thing (``robot``: its voice at this microphone) and ``person`` is heard
         with it; as the body does, the robot falls silent at an ``onset``, goes on from there when it
-        is ``dismissed`` and stops at ``started``. Returns (event, sample within ``person``)."""
+        is ``dismissed`` and stops at ``started``. Returns (event, its sample, the sample heard when
+        it was announced), both within ``person``."""
         name = f"speak-{next(_SOUNDS)}"
         self.gate.hold(name)
         start, said, silent = self.fed, 0, False
-        events: list[tuple[str, int]] = []
+        events: list[tuple[str, int, int]] = []
         for i in range(0, len(person) - 511, 512):
             frame = person[i:i + 512].astype(np.int32)
             if not silent and said + 512 <= len(robot):
@@ -274,7 +275,7 @@ class Listener:
             self.vad.is_speech(np.clip(frame, -32768, 32767).astype(np.int16))
             self.fed += 512
             for onset in self.onsets[before:]:
-                events.append((onset.event, onset.sample - start))
+                events.append((onset.event, onset.sample - start, i))
                 silent = onset.event != "dismissed"
         self.gate.release(name)
         self._silence()
@@ -376,8 +377,36 @@ def test_a_short_word_then_a_breath_is_confirmed_as_a_person_at_the_first_word()
     ear.hear([(spoken(text) * 0.1).astype(np.int16) for text in ("Hello there.", "I can see a red ball by the door.")])
     assert ear.detector.robot_heard is True
     events = ear.talked_over(robot, person)
-    assert [e for e, _ in events] == ["onset", "started"], events
-    assert lead + first * 512 - 1024 <= events[0][1] and events[1][1] < lead + second * 512
+    assert [e for e, _, _ in events] == ["onset", "started"], events
+    assert lead + first * 512 - 1024 <= events[0][1] and events[1][2] < lead + second * 512
+
+
+@pytest.mark.parametrize("word", ["Stop!", "Hey!", "Wait!"])
+def test_one_short_word_over_the_robot_stops_it(word):
+    """No canceller: "Stop!" alone, as loud as the people in these tests, is loud for 0.15-0.2 s;
+    the robot pauses at it and it is confirmed as a person (it was dismissed, the robot went on)."""
+    from mic_audio import speech as spoken
+
+    ear = Listener()
+    ear.hear([(spoken(text) * 0.1).astype(np.int16) for text in ("Hello there.", "I can see a red ball by the door.")])
+    person = np.concatenate([np.zeros(32000, np.int16), spoken(word), np.zeros(16000, np.int16)])
+    events = ear.talked_over((spoken(LONG) * 0.1).astype(np.int16), person)
+    assert [e for e, _, _ in events] == ["onset", "started"], events
+
+
+def test_behind_a_canceller_a_short_word_is_confirmed_at_once():
+    """Behind a canceller the robot's last buffered words are cancelled too: nothing to wait for
+    after the pause, and a person is confirmed on the frames right after it."""
+    from mic_audio import speech as spoken
+
+    ear = Listener()
+    ear.hear([np.random.default_rng(3).normal(0, 10, 48000).astype(np.int16) for _ in range(2)])
+    assert ear.detector.robot_heard is False
+    person = np.concatenate([np.zeros(32000, np.int16), spoken("Wait!"), np.zeros(16000, np.int16)])
+    person += np.random.default_rng(4).normal(0, 10, len(person)).astype(np.int16)
+    events = ear.talked_over(np.zeros(len(person), np.int16), person)
+    assert [e for e, _, _ in events] == ["onset", "started"], events
+    assert events[1][2] - events[0][2] <= 4 * 512    # confirmed within 4 frames of the pause
 
 
 def test_barge_in_is_set_from_the_command_line_and_a_bad_margin_is_named(capsys):

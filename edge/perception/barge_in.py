@@ -29,11 +29,12 @@ before that, ``pause_need`` of ``pause_window`` frames (one: the first) that are
 Silero gives at least ``pause_probability`` announce an ``onset``: the body pauses the speech at once, and if no
 person is confirmed within ``confirm_s`` the pause is ``dismissed`` and the speech goes on (a
 clap, a knock, a dropped spoon). The person is confirmed only on what is heard once the robot
-is silent (``settle_s`` after the pause): a knock over the robot's voice is loud, and the robot's
-voice under it is speech, but the knock alone is not. A voice that stays loud from the pause on,
-through the settle, is a person too: a short word and a breath ("front ... center") leaves too few
-frames after the settle, and the robot went on only to be cut at the next word. Nothing is
-learned while paused.
+is silent (``settle_s`` after the pause, where the robot is heard here): a knock over the robot's
+voice is loud, and the robot's voice under it is speech, but the knock alone is not. A voice that is loud and speech in every
+frame from the pause on, ``need_frames`` + 1 of them (0.13 s), is a person too: a knock is that
+loud for 0.1 s at most, while a short word ("Stop!", "Hey!", or "front" before a breath and
+"center") is mostly over by the settle's end, and the robot went on (only to be cut at the next
+word). Nothing is learned while paused.
 
 Where the robot is not heard here (most of the last sounds' starts held no voice: a canceller or a
 headset in front), a word that begins with a hiss (/s/ of "stop", /ʃ/ of "shh") is 0.1 s of
@@ -48,6 +49,7 @@ Silero must agree.
 from __future__ import annotations
 
 import collections
+import math
 import threading
 import time
 from collections.abc import Callable
@@ -88,7 +90,7 @@ class BargeInConfig:
     hiss_share: float = 0.5       # ... a frame with at least this share of its energy above HISS_HZ ...
     pause_level_dbfs: float = -55.0  # ... and at least this loud (a voice near the robot)
     confirm_s: float = 0.6        # a paused speech goes on when no person is heard within this
-    settle_s: float = 0.1         # after a pause the robot's last buffered words still arrive: not the person
+    settle_s: float = 0.1         # after a pause the robot's last buffered words still arrive (where it is heard)
 
     def check(self) -> None:
         if not 1 <= self.need_frames <= self.window_frames:
@@ -212,7 +214,10 @@ class BargeIn:
                           or (c.pause_on_hiss and level >= c.pause_level_dbfs and not self.robot_heard
                               and high_share(frame) >= c.hiss_share))
         now = self._clock()
-        settling = self._paused is not None and self._paused_frames * self.frame_samples < c.settle_s * SAMPLE_RATE
+        # behind a canceller the robot's last buffered words are cancelled like the rest: no settle
+        settle = math.ceil(c.settle_s * SAMPLE_RATE / self.frame_samples) \
+            if self._paused is not None and self.robot_heard else 0
+        settling = self._paused_frames < settle
         person = speech and loud
         _push(self._window, (person and not settling, sample, now), c.window_frames)
         _push(self._maybe, (maybe, sample, now), c.pause_window)
@@ -222,11 +227,11 @@ class BargeIn:
                 self._learn(speaking, *self._pending.popleft())
         else:
             self._paused_frames += 1   # nothing learned: the robot is silent while paused
-            self._voiced_run = self._voiced_run + 1 if person and self._voiced_run == self._paused_frames - 1 else 0
-        # a voice loud from the pause on and through the settle is a person's word: a short word
-        # ("front", a breath, "center") is mostly over by the settle's end, too soon for 3 in 5
+            self._voiced_run = self._voiced_run + 1 if person and self._voiced_run == self._paused_frames else 0
+        # a voice loud in every frame from the pause on is a person's word (a knock is not, for
+        # this long); a short word is mostly over by the settle's end, too soon for 3 in 5
         voiced_through = self._paused is not None and \
-            self._voiced_run >= c.need_frames + self._probe_frames(c.settle_s)
+            self._voiced_run >= c.need_frames + 1
         if sum(p for p, _, _ in self._window) >= c.need_frames or voiced_through:
             first = (self._paused.sample, self._paused.at) if self._paused else \
                 next((s, t) for p, s, t in self._window if p)
@@ -235,7 +240,7 @@ class BargeIn:
                 sum(m for m, _, _ in self._maybe) >= c.pause_need:
             first = next((s, t) for m, s, t in self._maybe if m)
             self._paused, self._paused_frames = Onset(first[0], first[1], sorted(speaking), "onset"), 0
-            self._voiced_run = 0
+            self._voiced_run = int(person)
             self._pending.clear()   # they may be the person's
             self._window.clear()    # the person is confirmed on what is heard once the robot is silent
             self.announce(self._paused)
