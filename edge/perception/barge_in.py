@@ -139,7 +139,7 @@ class BargeIn:
         self._maybe: collections.deque[tuple[bool, int, float]] = collections.deque()
         self._paused: Onset | None = None   # the onset announced, while no person is confirmed
         self._paused_frames = 0
-        self._voiced_run = 0                # person frames in a row, from the pause on
+        self._voiced_through = False        # every frame from the pause on was a person's
         self._rearm = False                 # after a dismissal: no new pause until that loud sound stops
         self._frames = 0            # frames seen since the stream began
         self._fired_over: set[str] = set()
@@ -227,12 +227,11 @@ class BargeIn:
                 self._learn(speaking, *self._pending.popleft())
         else:
             self._paused_frames += 1   # nothing learned: the robot is silent while paused
-            self._voiced_run = self._voiced_run + 1 if person and self._voiced_run == self._paused_frames else 0
+            self._voiced_through = self._voiced_through and person
         # a voice loud in every frame from the pause on is a person's word (a knock is not, for
         # this long); a short word is mostly over by the settle's end, too soon for 3 in 5
-        voiced_through = self._paused is not None and \
-            self._voiced_run >= c.need_frames + 1
-        if sum(p for p, _, _ in self._window) >= c.need_frames or voiced_through:
+        voiced = self._paused is not None and self._voiced_through and self._paused_frames >= c.need_frames
+        if sum(p for p, _, _ in self._window) >= c.need_frames or voiced:
             first = (self._paused.sample, self._paused.at) if self._paused else \
                 next((s, t) for p, s, t in self._window if p)
             self._fire(Onset(first[0], first[1], sorted(speaking)))
@@ -240,7 +239,7 @@ class BargeIn:
                 sum(m for m, _, _ in self._maybe) >= c.pause_need:
             first = next((s, t) for m, s, t in self._maybe if m)
             self._paused, self._paused_frames = Onset(first[0], first[1], sorted(speaking), "onset"), 0
-            self._voiced_run = int(person)
+            self._voiced_through = person
             self._pending.clear()   # they may be the person's
             self._window.clear()    # the person is confirmed on what is heard once the robot is silent
             self.announce(self._paused)
