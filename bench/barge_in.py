@@ -3,10 +3,10 @@ and the robot's own voice, heard by its microphone, never counts as a person.
 
 A real mosquitto; the body (``BodyNode`` + ``SimBody``) speaking with piper into ALSA's default
 PCM (bench/voice_rig.py's FIFO); the microphone node (``run_mic`` with its defaults) listening to
-a room (tests/room.py) where the blocks the body writes to the device are heard again at
+a room (tests/rigs/room.py) where the blocks the body writes to the device are heard again at
 ``--echo-db`` (the speaker's sound at the microphone, after any echo canceller), mixed with a
 person at real time (piper's voice, or real people's recordings with ``--people recorded``)
-(``--room alsa``, tests/room.py); or (``--room pipewire``) a real
+(``--room alsa``, tests/rigs/room.py); or (``--room pipewire``) a real
 PipeWire graph with WirePlumber where the speaker's sound reaches the microphone through a room
 impulse response at ``--echo-db``, with PipeWire's WebRTC echo canceller between the robot and the
 hardware (``--aec pipewire``) or not (``--aec off``); bench/barge_in_rooms.py.
@@ -15,7 +15,7 @@ hardware (``--aec pipewire``) or not (``--aec off``); bench/barge_in_rooms.py.
    Onset = the person's first sample above 1 % of full scale reaching the microphone; silence =
    the last block the body wrote to the device. Also: onset -> ``voice`` event on the bus, the
    speak's result code, and whether the person's words were published.
-   With the two-step barge-in (edge/perception/barge_in.py) the first event is ``onset`` (the
+   With the two-step barge-in (edge/perception/microphone/barge_in.py) the first event is ``onset`` (the
    speech pauses) and silence comes then; ``started`` cuts it, ``dismissed`` lets it go on.
 2. Self-triggers: the robot talks for ``--self-minutes`` with nobody else in the room: pauses
    and cuts (``voice`` triggers) and perceptions counted, per hour of its own playback.
@@ -42,7 +42,7 @@ import numpy as np
 
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
-sys.path.insert(0, str(REPO / "tests"))
+sys.path.insert(0, str(REPO / "tests" / "rigs"))
 
 from barge_in_rooms import make_room  # noqa: E402
 from voice_rig import loud_span  # noqa: E402
@@ -69,7 +69,7 @@ def _active_rms(clip: np.ndarray) -> float:
 
 def people(kind: str, trials: int, rng: np.random.Generator) -> list[np.ndarray]:
     """What the person says in each trial: ``piper`` (PERSON, in piper's voice) or ``recorded``
-    (real people from Debian packages, tests/real_speech.py: ALSA's channel announcements and
+    (real people from Debian packages, tests/rigs/real_speech.py: ALSA's channel announcements and
     Asterisk's short prompts, shuffled by the seed; none of them was used to choose the barge-in
     rules), each brought to the loudness of the piper person."""
     from mic_audio import speech
@@ -79,7 +79,7 @@ def people(kind: str, trials: int, rng: np.random.Generator) -> list[np.ndarray]
         return [spoken[i % len(spoken)] for i in range(trials)]
     from real_speech import channel_clips, short_prompts
 
-    from edge.perception.audio_source import WavSource
+    from edge.perception.microphone.audio_source import WavSource
 
     level = float(np.mean([_active_rms(c) for c in spoken]))
     clips = [WavSource(c.path).samples for c in channel_clips() + short_prompts(max_seconds=3.5)]
@@ -96,12 +96,12 @@ def run(args: argparse.Namespace, echo_db: float, aec: str) -> dict[str, Any]:
     from body_drivers.sim import SimBody
     from body_drivers.speech.speaker import Speaker
     from body_drivers.speech.tts import PiperSynthesizer
-    from edge.broker import LocalBroker
-    from edge.bus import Bus
+    from edge.runtime.broker import LocalBroker
+    from edge.runtime.bus import Bus
     from edge.paths import COMPANIONS_DIR
-    from edge.perception.mic_node import Heard
-    from edge.perception.mic_run import run_mic
-    from edge.perception.stt import choose_recognizer
+    from edge.perception.microphone.node import Heard
+    from edge.perception.microphone.run import run_mic
+    from edge.perception.microphone.stt import choose_recognizer
     from edge.protocol.companion import load_companion
     from edge.protocol.payloads import Action, ActionResult, Perception, VoiceActivity
 

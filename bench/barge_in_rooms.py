@@ -1,10 +1,10 @@
 """The two rooms bench/barge_in.py can run in, behind one face.
 
-* ``alsa``: tests/room.py. The body's real ``AudioOutput`` on ALSA's file sink; every block it
+* ``alsa``: tests/rigs/room.py. The body's real ``AudioOutput`` on ALSA's file sink; every block it
   writes is fed back into the microphone at ``echo_db`` in Python (an ideal echo path, or what is
   left after a perfect canceller). Onset: the person's block handed to the mic node; silence: the
   body's last write.
-* ``pipewire``: tests/pipewire_room.py. A real PipeWire graph with WirePlumber, the speaker's sound
+* ``pipewire``: tests/rigs/pipewire_room.py. A real PipeWire graph with WirePlumber, the speaker's sound
   convolved with a room impulse response into the microphone, with PipeWire's WebRTC echo
   canceller (``aec``) or without; the body and the mic node use ALSA's ``pipewire`` plugin. Onset
   and silence are read from one two-channel probe of the graph: the person at the microphone and
@@ -61,7 +61,7 @@ class PipewireRoomFace:
         from pipewire_room import Listened, PipewireRoom
 
         from body_drivers.speech.playback import AudioOutput
-        from edge.perception.audio_source import SoundDeviceSource
+        from edge.perception.microphone.audio_source import SoundDeviceSource
 
         self.aec, self.echo_db, self.rt60_s, self.aec_args = aec, echo_db, rt60_s, aec_args
         self.room = PipewireRoom(folder, person, echo_db=echo_db, aec=aec, rt60_s=rt60_s, aec_args=aec_args).start()

@@ -33,13 +33,13 @@ sys.path.insert(0, str(REPO))
 
 import cv2  # noqa: E402
 
-from edge.broker import LocalBroker  # noqa: E402
-from edge.bus import Bus  # noqa: E402
-from edge.perception.camera import Camera, CaptureConfig  # noqa: E402
-from edge.perception.camera_node import CameraNode  # noqa: E402
-from edge.perception.detectors import make_detector  # noqa: E402
-from edge.perception.scene import ScenePolicy  # noqa: E402
-from edge.perception.tracking import Tracker  # noqa: E402
+from edge.runtime.broker import LocalBroker  # noqa: E402
+from edge.runtime.bus import Bus  # noqa: E402
+from edge.perception.camera.capture import Camera, CaptureConfig  # noqa: E402
+from edge.perception.camera.node import CameraNode  # noqa: E402
+from edge.perception.camera.detectors import make_detector  # noqa: E402
+from edge.perception.camera.scene import ScenePolicy  # noqa: E402
+from edge.perception.camera.tracking import Tracker  # noqa: E402
 
 VTEST = Path("/usr/share/doc/opencv-doc/examples/data/vtest.avi")
 TARGET_PCT = 5.0

@@ -14,8 +14,8 @@ from typing import Any
 
 from decision_checks import Check, either, look, look_at, move, named, near_zero, neg, nothing, pos, speak
 
-from edge.perception.detectors import Detection
-from edge.perception.scene import SceneEvent
+from edge.perception.camera.detectors import Detection
+from edge.perception.camera.scene import SceneEvent
 from edge.protocol.payloads import Perception
 
 PIP, POCHI, NIKONI, MAI = "pip", "pochi", "nikoni-rittai-chan", "azabu-mai"

@@ -2,7 +2,7 @@
 
 Starts a mosquitto, the gateway, the registry (on a copy of companions/) and the MCP body
 server (no body behind it: valid calls come back no_result at once), then sends seeded
-bodies from ``tests/service_fuzz.py`` to each endpoint and prints, per endpoint: requests
+bodies from ``tests/rigs/service_fuzz.py`` to each endpoint and prints, per endpoint: requests
 sent, 5xx answers, answers that are not JSON, 4xx refusals, successes, and whether a good
 request is still answered afterwards. Writes bench/results/fuzz_services.json.
 
@@ -22,15 +22,15 @@ from pathlib import Path
 from typing import Callable
 
 ROOT = Path(__file__).resolve().parent.parent
-sys.path[:0] = [str(ROOT), str(ROOT / "tests")]
+sys.path[:0] = [str(ROOT), str(ROOT / "tests" / "rigs")]
 
 import httpx  # noqa: E402
 from websockets.exceptions import ConnectionClosed  # noqa: E402
 from websockets.sync.client import connect as ws_connect  # noqa: E402
 
 from edge.services.mcp_server import MCP_PATH, start as start_mcp  # noqa: E402
-from edge.broker import LocalBroker  # noqa: E402
-from edge.bus import Bus  # noqa: E402
+from edge.runtime.broker import LocalBroker  # noqa: E402
+from edge.runtime.bus import Bus  # noqa: E402
 from edge.config import DEFAULT_COMPANION  # noqa: E402
 from edge.paths import COMPANIONS_DIR  # noqa: E402
 from edge.protocol.companion import load_companion  # noqa: E402

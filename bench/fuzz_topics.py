@@ -2,7 +2,7 @@
 
 One mosquitto, one process: a servo body (feetech simulators on a pty, BodyNode, SafetyMonitor)
 and a brain on the ``scripted:`` provider. An attacker publishes N hostile payloads per topic
-(tests/fuzz_payloads.py: deep nesting, huge integers, NaN, lone surrogates escaped and raw,
+(tests/rigs/fuzz_payloads.py: deep nesting, huge integers, NaN, lone surrogates escaped and raw,
 invalid UTF-8, wrong types, ~1 MB blobs, empty, truncated, garbage); then the bench reports
 the threads that died, the errors each node counted, and whether the stack still answers:
 the brain decides, the body acts, estop is honoured (a move refused while engaged).
@@ -22,10 +22,10 @@ import time
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
-sys.path[:0] = [str(REPO), str(REPO / "tests")]
+sys.path[:0] = [str(REPO), str(REPO / "tests" / "rigs")]
 
 import fuzz_payloads  # noqa: E402  (the tests' payload maker and stack)
-from edge.broker import LocalBroker  # noqa: E402
+from edge.runtime.broker import LocalBroker  # noqa: E402
 from edge.config import DEFAULT_COMPANION  # noqa: E402
 from edge.protocol.companion import load_companion  # noqa: E402
 

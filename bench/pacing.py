@@ -28,14 +28,14 @@ from pathlib import Path
 from typing import Any, Callable
 
 REPO = Path(__file__).resolve().parent.parent
-sys.path[:0] = [str(REPO), str(REPO / "tests")]
+sys.path[:0] = [str(REPO), str(REPO / "tests" / "rigs")]
 
 VTEST = Path("/usr/share/doc/opencv-doc/examples/data/vtest.avi")
 Check = Callable[[], tuple[float, bool, str]]   # -> (seconds measured, within the bound, the bound)
 
 
 def camera_realtime() -> tuple[float, bool, str]:
-    from edge.perception.camera import Camera, CaptureConfig
+    from edge.perception.camera.capture import Camera, CaptureConfig
     camera = Camera(VTEST, CaptureConfig(realtime=True)).start()
     began = time.monotonic()
     for _ in range(4):
@@ -46,7 +46,7 @@ def camera_realtime() -> tuple[float, bool, str]:
 
 
 def camera_stop() -> tuple[float, bool, str]:
-    from edge.perception.camera import Camera, CaptureConfig
+    from edge.perception.camera.capture import Camera, CaptureConfig
     index = next(i for i in range(7, 64) if not Path(f"/dev/video{i}").exists())
     states: list[str] = []
     camera = Camera(str(index), CaptureConfig(backoff_min_s=0.02, backoff_max_s=0.08),
@@ -62,7 +62,7 @@ def camera_stop() -> tuple[float, bool, str]:
 
 def wav_speed() -> tuple[float, bool, str]:
     import numpy as np
-    from edge.perception.audio_source import WavSource
+    from edge.perception.microphone.audio_source import WavSource
     from mic_audio import write_wav
     with tempfile.TemporaryDirectory() as tmp:
         source = WavSource(write_wav(Path(tmp) / "s.wav", np.zeros(8000, np.int16)), speed=2.0)

@@ -3,7 +3,7 @@
     .venv/bin/python bench/retrieval.py [--json]
 
 Each case is an utterance a person might say and the tool(s) a person would agree answer it,
-over the tests' catalogue of 40 English actions (tests/tool_catalogue.py) or its 10 Japanese
+over the tests' catalogue of 40 English actions (tests/rigs/tool_catalogue.py) or its 10 Japanese
 ones. The utterances are not the tests' phrases: most share no word with their tool on
 purpose, since that is what retrieval by meaning is for; some are Japanese asked of the English
 catalogue (a user speaking Japanese to a companion described in English).
@@ -23,7 +23,7 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path[:0] = [str(ROOT), str(ROOT / "tests")]
+sys.path[:0] = [str(ROOT), str(ROOT / "tests" / "rigs")]
 
 from tool_catalogue import ACTIONS, JAPANESE  # noqa: E402
 

@@ -34,8 +34,8 @@ sys.path.insert(0, str(REPO))
 
 from latency import rss_mb  # noqa: E402  (bench/ is this script's own folder)
 
-from edge.broker import LocalBroker  # noqa: E402
-from edge.bus import Bus  # noqa: E402
+from edge.runtime.broker import LocalBroker  # noqa: E402
+from edge.runtime.bus import Bus  # noqa: E402
 from edge.protocol.payloads import ActionResult, Perception  # noqa: E402
 
 REPLY = {"action": "speak", "params": {"message": "I hear you."}}  # the sim body speaks it instantly (no TTS)

@@ -20,7 +20,7 @@ import time
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
-sys.path[:0] = [str(REPO), str(REPO / "tests")]
+sys.path[:0] = [str(REPO), str(REPO / "tests" / "rigs")]
 
 SENTENCES = ["Hello! I am Pip, your desk robot.", "I can see a person on the left. Hi there!",
              "That is a bright red cup. Is it yours?", "Good morning. It is a lovely day, isn't it?"]
@@ -42,8 +42,8 @@ def main() -> None:
     from body_drivers.speech.playback import AudioOutput
     from body_drivers.speech.speaker import Speaker
     from body_drivers.speech.tts import make_synthesizer
-    from edge.broker import LocalBroker
-    from edge.bus import Bus
+    from edge.runtime.broker import LocalBroker
+    from edge.runtime.bus import Bus
     from edge.paths import DEFAULT_COMPANION
     from edge.protocol.companion import load_companion
     from edge.protocol.payloads import Action, ActionResult

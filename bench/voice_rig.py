@@ -2,7 +2,7 @@
 speaker whose first sample can be timed, both through ALSA, plus thin timing wrappers around
 the recognizer, the model and the speaker (the parts are real; only their clocks are read).
 
-ALSA (the same `file` plugin the tests use, tests/mic_audio.py and tests/alsa_sink.py):
+ALSA (the same `file` plugin the tests use, tests/rigs/mic_audio.py and tests/rigs/alsa_sink.py):
 
 * ``pcm.mic`` reads a raw 16 kHz int16 file (``infile``) over the ``null`` PCM; the mic node's
   source paces it to real time.

@@ -32,14 +32,14 @@ import numpy as np
 
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
-sys.path.insert(0, str(REPO / "tests"))
+sys.path.insert(0, str(REPO / "tests" / "rigs"))
 sys.path.insert(0, str(REPO / "bench"))
 
-from edge.perception.audio_source import WavSource  # noqa: E402
-from edge.perception.mic_cli import WAKE_WORDS  # noqa: E402
-from edge.perception.resample import resample  # noqa: E402
-from edge.perception.phrases import normalize_text  # noqa: E402
-from edge.perception.wake_word import WakeWordDetector, strip_phrase, teach_recognizer  # noqa: E402
+from edge.perception.microphone.audio_source import WavSource  # noqa: E402
+from edge.perception.microphone.options import WAKE_WORDS  # noqa: E402
+from edge.perception.microphone.resample import resample  # noqa: E402
+from edge.perception.microphone.phrases import normalize_text  # noqa: E402
+from edge.perception.microphone.wake_word import WakeWordDetector, strip_phrase, teach_recognizer  # noqa: E402
 
 PHRASES = {"hey_jarvis": "hey jarvis", "okay_nabu": "okay nabu", "alexa": "alexa", "hey_mycroft": "hey mycroft"}
 REQUESTS = ("what time is it", "look left", "tell me a story")
@@ -134,7 +134,7 @@ def stripping(renditions: int) -> dict:
     """Per model: clips whose text, once the wake word is cut, begins with the request's first word
     (the cut itself was right) and is exactly the request (the recognizer got the rest right too)."""
     from edge.paths import COMPANIONS_DIR
-    from edge.perception.stt import make_recognizer
+    from edge.perception.microphone.stt import make_recognizer
     from edge.protocol.companion import load_companion
 
     piper = Piper()

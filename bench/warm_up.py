@@ -31,9 +31,9 @@ sys.path.insert(0, str(REPO))
 def child(model: str, warm: bool) -> dict:
     """One measured start, in this process; returns the figures."""
     from edge.app import Stack
-    from edge.broker import LocalBroker
+    from edge.runtime.broker import LocalBroker
     from edge.brain.loop import CompanionBrain
-    from edge.bus import Bus
+    from edge.runtime.bus import Bus
     from edge.config import DEFAULT_COMPANION, Settings
     from edge.protocol.payloads import Perception
 

@@ -29,8 +29,8 @@ sys.path.insert(0, str(REPO))
 
 from bench.camera import first_frames  # noqa: E402  (vtest.avi, decoded beforehand)
 from edge.models.export import export_yolo  # noqa: E402
-from edge.perception.ultralytics_backend import UltralyticsDetector, load_ultralytics  # noqa: E402
-from edge.perception.yolo import OnnxYoloDetector  # noqa: E402
+from edge.perception.camera.ultralytics_backend import UltralyticsDetector, load_ultralytics  # noqa: E402
+from edge.perception.camera.yolo import OnnxYoloDetector  # noqa: E402
 
 def time_detector(detector, images: list, warmup: int = 3) -> dict[str, float]:
     for image in images[:warmup]:

@@ -15,8 +15,8 @@ import time
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
-from edge.broker import LocalBroker, ensure_broker
-from edge.bus import Bus
+from edge.runtime.broker import LocalBroker, ensure_broker
+from edge.runtime.bus import Bus
 from edge.config import DEFAULT_BODY_ID, Settings
 from edge.log import get_logger
 from edge.node_kinds import (SERVICES, THREADED, NodeThread, default_memory, load_companions, make_executor,

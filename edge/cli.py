@@ -12,8 +12,8 @@ import sys
 from pathlib import Path
 
 from edge import log as logs
-from edge.broker import BrokerAddress, BrokerError
-from edge.bus import BusError
+from edge.runtime.broker import BrokerAddress, BrokerError
+from edge.runtime.bus import BusError
 from edge.config import (NODE_SECTIONS, RUN_FLAG_SECTIONS, TTS_ENGINES, ConfigError, Settings, load_toml,
                          node_id_arg)
 from edge.config_fields import add_flags, overlay
@@ -121,7 +121,7 @@ def cmd_validate(args: argparse.Namespace) -> int:
 
 
 def cmd_perceive(args: argparse.Namespace) -> int:
-    from edge.bus import Bus
+    from edge.runtime.bus import Bus
     from edge.protocol import codec
     from edge.protocol.payloads import Perception, PayloadError
 

@@ -19,12 +19,12 @@ from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any
 
-from edge.broker import BrokerAddress
+from edge.runtime.broker import BrokerAddress
 from edge.config_error import ConfigError  # noqa: F401  (re-exported)
 from edge.config_fields import read_section, setting
 from edge.paths import COMPANIONS_DIR, DEFAULT_COMPANION  # noqa: F401  (re-exported)
-from edge.perception.camera_cli import bounded, size_arg
-from edge.perception.mic_cli import barge_in_arg, follow_up_arg, silence_arg, vad_arg, wake_word_arg
+from edge.perception.camera.options import bounded, size_arg
+from edge.perception.microphone.options import barge_in_arg, follow_up_arg, silence_arg, vad_arg, wake_word_arg
 
 # A node's id names its retained ``status/<id>`` and its MQTT client id (``<id>@<namespace>``), so it
 # must be the same on every start: a random one would leave a new retained topic per restart

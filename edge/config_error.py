@@ -2,7 +2,7 @@
 
 It lives apart from ``edge.config`` (which wires the node kinds of ``robot.toml``, the body's
 included) so that ``body_drivers`` can raise it without importing the loader that imports it:
-no import cycle between ``edge`` and ``body_drivers`` (tests/test_import_layers.py).
+no import cycle between ``edge`` and ``body_drivers`` (tests/edge/test_import_layers.py).
 """
 
 from __future__ import annotations

@@ -10,15 +10,15 @@ import json
 import time
 from pathlib import Path
 
-from edge.bus import Bus
-from edge.perception.detectors import Detection
-from edge.perception.scene import SceneEvent
+from edge.runtime.bus import Bus
+from edge.perception.camera.detectors import Detection
+from edge.perception.camera.scene import SceneEvent
 from edge.protocol.payloads import Perception
 
 
 def person_on_the_left() -> dict:
     """The body the camera node publishes when one person appears on the robot's left, built by
-    its own code (the box is what HOG finds in tests/vision_frames.py's real video frame)."""
+    its own code (the box is what HOG finds in tests/rigs/vision_frames.py's real video frame)."""
     person = Detection("person", 0.9, (0.17, 0.34, 0.39, 0.91))
     return SceneEvent(ts=0.4, changes=[{"label": "person", "change": "appeared"}], counts={"person": 1},
                       detections=[person], frame_size=(320, 240)).body()

@@ -13,7 +13,7 @@ import sys
 from pathlib import Path
 from typing import Callable, TextIO
 
-from edge.broker import broker_answers, find_mosquitto, BrokerError
+from edge.runtime.broker import broker_answers, find_mosquitto, BrokerError
 from edge.config import Settings
 from edge.doctor_check import Check
 from edge.doctor_system import check_clock, check_groups, check_systemd, run_command
@@ -30,14 +30,14 @@ def check_broker(settings: Settings) -> Check:
 
 
 def check_cameras(settings: Settings) -> Check:
-    from edge.perception.devices import camera_report
+    from edge.perception.camera.devices import camera_report
     ok, lines = camera_report()
     return Check("camera", ok, lines, fix=None if ok else "plug in a USB or CSI camera, or use --source FILE",
                  required=False)
 
 
 def check_audio(settings: Settings) -> Check:
-    from edge.perception.audio_devices import list_audio_devices
+    from edge.perception.microphone.audio_devices import list_audio_devices
     try:
         devices = list_audio_devices(probe=True)
     except RuntimeError as exc:
@@ -111,7 +111,7 @@ def optional_engines() -> list[str]:
                 else "not installed (pip install 'companion-edge[whisper]')")]
     lines.append(_moonshine_line())
     try:
-        from edge.perception.ultralytics_backend import UltralyticsMissing, load_ultralytics
+        from edge.perception.camera.ultralytics_backend import UltralyticsMissing, load_ultralytics
         load_ultralytics()   # imports torch and torchvision too: a mismatched pair shows here
         lines.append(f"YOLO .pt / NCNN: Ultralytics {_version('ultralytics')}, torch {_version('torch')}, "
                      f"torchvision {_version('torchvision')}")
@@ -125,8 +125,8 @@ def optional_engines() -> list[str]:
 def _moonshine_line() -> str:
     """Whether `--stt moonshine` would load: its three files present and matching the manifest."""
     try:
-        from edge.perception.stt import RecognizerError
-        from edge.perception.stt_moonshine import model_folder
+        from edge.perception.microphone.stt import RecognizerError
+        from edge.perception.microphone.stt_moonshine import model_folder
         return f"moonshine (--stt moonshine): base-en in {model_folder('base-en')}, verified"
     except (ImportError, RecognizerError) as exc:
         return f"moonshine (--stt moonshine): {exc}"

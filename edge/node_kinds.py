@@ -142,8 +142,8 @@ def camera(stack: "Stack") -> NodeThread:
     if section.source is None:
         raise ConfigError("camera: a source is required: --source SRC or [camera] source (device index, "
                           "video file, image folder or stream URL)")
-    from edge.perception import camera_node
-    from edge.perception.camera_cli import camera_settings
+    from edge.perception.camera import node as camera_node
+    from edge.perception.camera.options import camera_settings
 
     def run(stop: threading.Event, ready: threading.Event) -> int:
         ready.set()
@@ -158,8 +158,8 @@ def mic(stack: "Stack") -> NodeThread:
     if section.source is None:
         raise ConfigError("mic: a source is required: --source SRC or [mic] source (an input device "
                           "name/index, or a WAV file)")
-    from edge.perception import mic_run
-    from edge.perception.mic_cli import mic_settings
+    from edge.perception.microphone import run as mic_run
+    from edge.perception.microphone.options import mic_settings
 
     def run(stop: threading.Event, ready: threading.Event) -> int:
         ready.set()

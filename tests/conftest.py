@@ -6,7 +6,7 @@ import os
 
 import pytest
 
-from edge.broker import LocalBroker
+from edge.runtime.broker import LocalBroker
 from edge.models.store import MODELS_DIR_ENV, default_models_dir
 
 # Tests that give a subprocess or themselves a throwaway HOME (the ALSA sinks) must still find

@@ -1,6 +1,6 @@
 """A pause in the robot's speech while the microphone finds out whether a person spoke.
 
-Barge-in in two steps (edge/perception/barge_in.py): a sound louder than the robot's voice that
+Barge-in in two steps (edge/perception/microphone/barge_in.py): a sound louder than the robot's voice that
 may be a person pauses the speech at once (``voice`` event ``onset``), and the microphone then
 says within a fraction of a second whether it was one (``started``: the speech is cut) or not
 (``dismissed``: it goes on where it was heard to stop). A clap or a door then costs a short

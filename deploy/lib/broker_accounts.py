@@ -5,7 +5,7 @@ a node to its own ``status/<node id>`` only by naming that id, and an account ca
 id only if the account is named after it. A unit's node id follows from its command line (its
 ``ExecStart=``, with the unit's ``Environment=`` defaults and companion.env over them, as
 systemd runs it) and from robot.toml, computed here the way the node computes it at start;
-the account name is the node's client id (``edge.bus.client_id_for``).
+the account name is the node's client id (``edge.runtime.bus.client_id_for``).
 
 Run with the installed venv's Python (it imports ``edge``). Prints one line per account:
 ``ACCOUNT<TAB>CREDENTIAL FILE NAME<TAB>KIND<TAB>NODE ID`` (``!<TAB>PROBLEM`` for a unit left
@@ -23,7 +23,7 @@ import tomllib
 from dataclasses import dataclass
 from pathlib import Path
 
-from edge.bus import client_id_for
+from edge.runtime.bus import client_id_for
 
 NODE_UNITS = ("registry", "body", "brain", "camera", "mic", "gateway", "mcp")
 TOOLS = ("estop", "observer")   # accounts for things outside the robot's units (a panel, a dashboard)
@@ -121,10 +121,10 @@ def node_ids(unit: str, argv: list[str], root: Path) -> list[str]:
     if unit in ("registry", "body"):
         return [unit]
     if unit == "camera":
-        from edge.perception.camera_node import default_node_id as camera_id
+        from edge.perception.camera.node import default_node_id as camera_id
         return [camera_id(flag(argv, "--source") or "0")]
     if unit == "mic":
-        from edge.perception.mic_node import default_node_id as mic_id
+        from edge.perception.microphone.node import default_node_id as mic_id
         return [mic_id(flag(argv, "--source"))]
     if unit == "gateway":
         from edge.services.gateway import GatewayConfig

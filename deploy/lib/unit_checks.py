@@ -230,7 +230,7 @@ def check_camera(ctx: Context) -> Result:
 
 
 def check_mic(ctx: Context) -> Result:
-    if importlib.util.find_spec("edge.perception.mic_node") is None:
+    if importlib.util.find_spec("edge.perception.microphone.node") is None:
         return ("skip", "the microphone node is not in this version of companion-edge", "")
     if missing_modules("sounddevice"):
         return ("skip", "sounddevice is not installed", "install the body extra")

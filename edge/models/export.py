@@ -41,7 +41,7 @@ def export_yolo(weights: Path, formats: list[str], *, force: bool = False, imgsz
     """Export ``weights`` to each format not already exported from these weights; return the outputs."""
     if not formats:
         return []
-    from edge.perception.ultralytics_backend import UltralyticsMissing, load_ultralytics  # numpy, torch
+    from edge.perception.camera.ultralytics_backend import UltralyticsMissing, load_ultralytics  # numpy, torch
 
     try:
         yolo = load_ultralytics()

@@ -5,7 +5,7 @@ retained messages and sends them on each subscribe, keeps a persistent session's
 subscriptions and queues its QoS-1 messages while it is away, and publishes a client's last
 will when it vanishes (``LocalTransport.crash``). ``LocalTransport`` is a node's connection:
 each has its own delivery thread, as paho has its network thread, and hands every message to
-the same ``Guard`` as ``edge.bus.Bus``, so decoding, validation, error counts and log lines
+the same ``Guard`` as ``edge.runtime.bus.Bus``, so decoding, validation, error counts and log lines
 are the ones a node gets on a real broker. It is for tests; a robot runs ``Bus``.
 """
 
@@ -17,7 +17,7 @@ from collections import deque
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
-from edge.bus import client_id_for
+from edge.runtime.bus import client_id_for
 from edge.log import get_logger
 from edge.protocol.payloads import NodeState, Payload
 from edge.runtime.guard import Guard, topic_matches

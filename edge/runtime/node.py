@@ -58,7 +58,7 @@ class StatusBoard:
 
 
 class Node:
-    """One node on one transport (``edge.bus.Bus`` on a robot, ``LocalTransport`` in tests)."""
+    """One node on one transport (``edge.runtime.bus.Bus`` on a robot, ``LocalTransport`` in tests)."""
 
     def __init__(self, transport: Transport, *, kind: str | None = None, command: str | None = None,
                  **status_fields: Any):

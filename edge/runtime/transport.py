@@ -1,6 +1,6 @@
 """What a node needs from its connection, whatever carries the bytes.
 
-Two implementations: ``edge.bus.Bus`` (MQTT through paho, what runs on a robot) and
+Two implementations: ``edge.runtime.bus.Bus`` (MQTT through paho, what runs on a robot) and
 ``edge.runtime.local.LocalTransport`` (an in-process hub, for fast tests). Both hand every
 received message to the same ``Guard`` (edge/runtime/guard.py), so a payload is decoded,
 validated, counted and logged identically on either.

@@ -34,8 +34,8 @@ from starlette.responses import JSONResponse, Response
 from starlette.routing import Route, WebSocketRoute
 from starlette.websockets import WebSocket
 
-from edge.broker import BrokerAddress
-from edge.bus import Bus
+from edge.runtime.broker import BrokerAddress
+from edge.runtime.bus import Bus
 from edge.log import get_logger
 from edge.protocol.companion import Companion
 from edge.protocol.payloads import Action, ActionResult, Perception, Reply

@@ -36,8 +36,8 @@ from mcp.server.context import ServerRequestContext
 from mcp.server.transport_security import TransportSecuritySettings
 from mcp.shared.exceptions import MCPError
 
-from edge.broker import BrokerAddress
-from edge.bus import Bus
+from edge.runtime.broker import BrokerAddress
+from edge.runtime.bus import Bus
 from edge.paths import DEFAULT_COMPANION
 from edge.log import get_logger
 from edge.protocol import codec

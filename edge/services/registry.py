@@ -29,8 +29,8 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse
 from starlette.routing import Route
 
-from edge.broker import BrokerAddress, broker_answers
-from edge.bus import Bus
+from edge.runtime.broker import BrokerAddress, broker_answers
+from edge.runtime.bus import Bus
 from edge.log import get_logger
 from edge.paths import COMPANIONS_DIR
 from edge.protocol.companion import format_problem

@@ -11,10 +11,10 @@ import subprocess
 import time
 from pathlib import Path
 
-from conftest import RunningCompanion, companion_cmd
+from stack_process import RunningCompanion, companion_cmd
 from edge.app import Stack
-from edge.broker import BrokerAddress, LocalBroker, free_port
-from edge.bus import Bus
+from edge.runtime.broker import BrokerAddress, LocalBroker, free_port
+from edge.runtime.bus import Bus
 from edge.config import Settings
 from edge.protocol.payloads import Perception
 from edge.providers.scripted import ScriptedProvider

@@ -10,7 +10,7 @@ import subprocess
 from pathlib import Path
 
 from body_drivers.servo.sim import start_simulator
-from conftest import REPO, RunningCompanion, companion_cmd
+from stack_process import REPO, RunningCompanion, companion_cmd
 
 EXAMPLE = REPO / "deploy" / "pan-tilt.example.toml"
 TICKS_PER_DEG = 4096 / 360

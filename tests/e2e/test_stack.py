@@ -11,7 +11,7 @@ from pathlib import Path
 import numpy as np
 
 from alsa_sink import read_wav
-from conftest import REPO, RunningCompanion, companion_cmd
+from stack_process import REPO, RunningCompanion, companion_cmd
 
 GREETER = Path(__file__).parent / "greeter.json"
 

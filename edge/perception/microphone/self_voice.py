@@ -1,0 +1,94 @@
+"""Knowing when the robot itself is talking, so the microphone does not transcribe it.
+
+The body announces nothing special when it speaks; what the bus does carry is the
+``speak`` action (published before the sound starts) and its ``actions/results`` entry
+(published when playback has ended, or was refused or cut short). Between the two, plus
+``tail_s`` for the room's echo and the output buffer, whatever the microphone hears is
+taken to be the robot. A result that never comes (a body that crashed) must not deafen
+the node forever, so each hold also expires after a time estimated from the text.
+
+Code that plays audio in the same process can call ``hold``/``release`` directly. When a
+person talks over the robot (edge/perception/microphone/barge_in.py), ``interrupt`` ends the holds at once.
+"""
+
+from __future__ import annotations
+
+import collections
+import threading
+import time
+from collections.abc import Callable, Iterable
+
+from edge.protocol.payloads import Action, ActionResult
+
+SOUND_ACTIONS = ("speak",)
+
+
+class SelfVoiceGate:
+    """Thread-safe: bus handlers call in from paho's thread, the mic loop asks ``active()``."""
+
+    def __init__(self, tail_s: float = 0.6, max_hold_s: float = 60.0, seconds_per_char: float = 0.15,
+                 sound_actions: Iterable[str] = SOUND_ACTIONS, clock: Callable[[], float] = time.monotonic):
+        self.tail_s = tail_s
+        self.max_hold_s = max_hold_s
+        self.seconds_per_char = seconds_per_char
+        self.sound_actions = frozenset(sound_actions)
+        self._clock = clock
+        self._lock = threading.Lock()
+        self._holds: dict[str, float] = {}  # key -> expiry
+        self._quiet_from = 0.0               # end of the last tail
+        self._finished: collections.deque[str] = collections.deque(maxlen=256)
+
+    def hold(self, key: str, expected_s: float | None = None) -> None:
+        """Sound starts (or is about to); it ends at ``release(key)`` or after the expected time."""
+        with self._lock:
+            if key in self._finished:  # its result overtook the action on the way here
+                return
+            span = self.max_hold_s if expected_s is None else min(max(expected_s, 0.0), self.max_hold_s)
+            self._holds[key] = self._clock() + span
+
+    def release(self, key: str) -> None:
+        with self._lock:
+            if key in self._finished and key not in self._holds:
+                return  # already over (talked over, or a repeated result): no second echo tail
+            self._finished.append(key)
+            self._holds.pop(key, None)
+            self._quiet_from = max(self._quiet_from, self._clock() + self.tail_s)
+
+    def speaking(self) -> list[str]:
+        """The sounds playing now (their keys), tail excluded: what a person could talk over."""
+        now = self._clock()
+        with self._lock:
+            return [key for key, expiry in self._holds.items() if expiry > now]
+
+    def interrupt(self) -> list[str]:
+        """A person talked over the robot (barge-in): its sound is being cut, so what is heard from
+        now on is the person; the holds end at once, without the echo tail. Returns their keys."""
+        with self._lock:
+            keys = list(self._holds)
+            self._finished.extend(keys)
+            self._holds.clear()
+            self._quiet_from = self._clock()
+        return keys
+
+    def active(self) -> bool:
+        """True while any sound is held, or within ``tail_s`` after the last one ended."""
+        now = self._clock()
+        with self._lock:
+            for key, expiry in list(self._holds.items()):
+                if expiry <= now:  # no result came: stop waiting for it
+                    del self._holds[key]
+                    self._quiet_from = max(self._quiet_from, expiry + self.tail_s)
+            return bool(self._holds) or now < self._quiet_from
+
+    # -- bus handlers -------------------------------------------------------------------
+
+    def on_action(self, action: Action) -> None:
+        if action.name not in self.sound_actions:
+            return
+        text = action.params.get("message") or action.params.get("text") or ""
+        expected = 3.0 + self.seconds_per_char * len(text) if isinstance(text, str) else None
+        self.hold(action.id, expected)
+
+    def on_result(self, result: ActionResult) -> None:
+        if result.name in self.sound_actions or result.id in self._holds:
+            self.release(result.id)

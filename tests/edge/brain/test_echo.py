@@ -1,0 +1,63 @@
+"""A spoken reply that only repeats the person is turned back to the model, not said."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from edge.brain.echo import echoes
+from edge.brain.loop import BrainConfig, CompanionBrain
+from edge.protocol.companion import load_companion
+from edge.protocol.payloads import Perception
+from edge.providers.scripted import ScriptedProvider
+
+from brain_doubles import OkBody
+from repo_paths import REPO
+
+COMPANIONS = REPO / "companions"
+
+
+@pytest.mark.parametrize("reply, heard", [
+    ("Woof! I'm feeling a bit lonely tonight.", "I'm feeling a bit lonely tonight."),
+    ("where do you live", "Where do you live?"),
+    ("いいえ、テストで100点取ったんだ！", "テストで100点取ったんだ！"),
+])
+def test_the_persons_words_given_back_are_an_echo(reply, heard):
+    assert echoes(reply, heard)
+
+
+@pytest.mark.parametrize("reply, heard", [
+    ("I live on a desk by the window.", "Where do you live?"),
+    ("Yes!", "Yes!"),                                   # too short to tell
+    ("Hello! Nice to meet you.", "Hello! Nice to meet you."),   # a greeting answered in kind
+    ("おはようございます！", "おはようございます！"),
+    ("Oh no, I'm here for you. Want to play?", "I'm feeling a bit lonely tonight."),
+])
+def test_an_answer_is_not_an_echo(reply, heard):
+    assert not echoes(reply, heard)
+
+
+def test_an_echo_is_asked_again_and_the_answer_said():
+    pip = load_companion(COMPANIONS / "pip.json")
+    heard = "I had such a long and tiring day at work."
+    provider = ScriptedProvider([{"action": "speak", "params": {"message": "Such a long and tiring day at work!"}},
+                                 {"action": "speak", "params": {"message": "Oh no! Rest with me a while."}}])
+    body = OkBody()
+    brain = CompanionBrain(pip, provider, body, BrainConfig(memory_messages=0, warm=False))
+    body.brain = brain
+    try:
+        brain.handle(Perception(title="input", body=heard))
+    finally:
+        brain.stop(timeout=1)
+    assert [a.params["message"] for a in body.actions] == ["Oh no! Rest with me a while."]
+    assert "only repeats their words" in provider.calls[1][0] and heard in provider.calls[1][0]
+
+
+def test_a_reply_that_copies_the_correction_it_read_is_cut_there():
+    from edge.brain.echo import without_instructions
+    told = ("input (text): I failed my test\nYour reply \"x\" was rejected: speak /message: it repeats what the "
+            "person said; answer them in your own words. Decide again, or answer them in a few words of your own.")
+    assert without_instructions("Oh no, that's hard. answer them in your own words.", told) == "Oh no, that's hard."
+    assert without_instructions("Oh no, that's hard. Let's study together!", told) == "Oh no, that's hard. Let's study together!"
+    assert without_instructions("speak /message: it repeats what the person said", told) == ""

@@ -1,0 +1,74 @@
+"""What a command sentence settles about an action's parameters, read through their descriptions."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from edge.brain import prompt
+from edge.brain.slots import Anchor, anchors, amount, complete, count, pin, settled
+from edge.protocol.companion import load_companion
+from edge.providers.base import Tool
+from repo_paths import REPO
+
+COMPANIONS = REPO / "companions"
+
+
+def _tools(name: str) -> dict[str, Tool]:
+    return {t.name: t for t in prompt.offered_tools(load_companion(COMPANIONS / f"{name}.json"), "input", False)}
+
+
+@pytest.mark.parametrize("description, expected", [
+    ("Left of the picture, your left (-1), to right (1); 0 is straight ahead.",
+     {Anchor("left", -1.0), Anchor("right", 1.0), Anchor("centre", 0.0), Anchor("forward", 0.0)}),
+    ("Metres back (-) or forward (+) of the centre.", {Anchor("back", sign=-1), Anchor("forward", sign=1)}),
+    ("0 is a slow, calm wag; 1 is a very excited one.", {Anchor("slow", 0.0), Anchor("fast", 1.0)}),
+    ("左右（メートル）。自分の右が正、左が負", {Anchor("right", sign=1), Anchor("left", sign=-1)}),
+    ("視界の上下。画面の下が -1、上が 1、水平が 0", {Anchor("down", -1.0), Anchor("up", 1.0), Anchor("centre", 0.0)}),
+    ("How many nods.", set()),
+])
+def test_a_description_names_its_ends(description, expected):
+    assert set(anchors(description)) == expected
+
+
+def test_looks_and_moves_go_the_way_the_sentence_says():
+    pip = _tools("pip")
+    look = settled(pip["look"], "Could you turn and look over to your left, please?")
+    assert look["x"] < 0 and look["y"] == 0 and look["z"] == 1     # level, and the file's default distance
+    assert settled(pip["look"], "There's a fly on the ceiling, look up!")["y"] > 0
+    back = settled(pip["move"], "Careful, you're right at the edge! Back up a bit.")
+    assert back["y"] < 0 and back["x"] == 0                          # "right at" is not a direction
+    assert settled(pip["move"], "move 20 cm to the left") == {"x": -0.2, "y": 0.0, "z": 0.0}
+    mai = _tools("azabu-mai")
+    assert settled(mai["move"], "1メートル右に動いて")["x"] == 1.0
+    assert settled(mai["move"], "ちょっと下がって")["y"] < 0            # 下がって is back, not down
+    assert settled(mai["look"], "足元を見て")["y"] < 0
+
+
+def test_speeds_counts_and_choices():
+    pip, pochi = _tools("pip"), _tools("pochi")
+    slow = settled(pip["wag"], "Wag your tail nice and slow")["speed"]
+    fast = settled(pochi["wag"], "wag really fast")["speed"]
+    assert 0 < slow < 0.5 < fast
+    assert settled(pip["nod"], "Show me two nods") == {"times": 2}
+    assert settled(pochi["bark"], "3 woofs please")["times"] == 3
+    assert settled(pochi["give_paw"], "Gimme your left paw") == {"paw": "left"}
+    assert settled(pochi["give_paw"], "左の足ちょうだい") == {"paw": "left"}
+    assert "paw" not in settled(pochi["give_paw"], "shake!")        # nothing said about which paw
+
+
+def test_amounts_and_counts_from_words():
+    assert amount("50 cm to the left") == 0.5 and amount("one metre forward") == 1.0 and amount("左に50センチ") == 0.5
+    assert amount("look left") is None
+    assert count("bark twice") == 2 and count("三回吠えて") == 3 and count("nod 3 times") == 3
+    assert count("move 20 cm") is None and count("hello") is None
+
+
+def test_pinned_values_are_consts_and_complete_means_nothing_left_open():
+    move = _tools("pip")["move"]
+    values = settled(move, "go left")
+    pinned = pin(move, {"x": values["x"]})
+    assert pinned.parameters["properties"]["x"]["const"] == values["x"]
+    assert "const" not in pinned.parameters["properties"]["y"] and move.parameters["properties"]["x"].get("const") is None
+    assert complete(move, values) and not complete(move, {"x": -0.2})
