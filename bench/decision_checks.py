@@ -177,3 +177,89 @@ def wag_speed(low: float, high: float, what: str | None = None) -> Check:
 def gesture(*names: str) -> Check:
     """One of these gestures (the shipped companions' ``gesture`` action)."""
     return named("gesture", name=names if len(names) > 1 else names[0])
+
+
+# -- bounds and checks the held-out sets share (bench/heldout/: their cases stay as written) ----
+
+
+def at_least(low: float) -> Callable[[float], bool]:
+    """A bound for one value: ``low`` or more."""
+    def test(v: float) -> bool:
+        return v >= low
+    test.__doc__ = f"{low} or more"
+    return test
+
+
+def at_most(high: float) -> Callable[[float], bool]:
+    """A bound for one value: ``high`` or less."""
+    def test(v: float) -> bool:
+        return v <= high
+    test.__doc__ = f"{high} or less"
+    return test
+
+
+def between(low: float, high: float) -> Callable[[float], bool]:
+    """A bound for one value: low..high (a distance that was asked for, roughly)."""
+    def test(v: float) -> bool:
+        return low <= v <= high
+    test.__doc__ = f"between {low} and {high}"
+    return test
+
+
+def clearly_left(v: float) -> bool:
+    """< -0.3: well to the left, not the person straight ahead"""
+    return v < -0.3
+
+
+def clearly_right(v: float) -> bool:
+    """> 0.3: well to the right, not the person straight ahead"""
+    return v > 0.3
+
+
+def wag_at(speed: Callable[[float], bool]) -> Check:
+    """wag, at the speed that was asked for ("slowly", "as fast as you can"): ``speed`` is a bound."""
+    def check(d: Decision) -> str | None:
+        if d[0] != "wag":
+            return f"expected wag, got {d[0]}"
+        value = d[1].get("speed")
+        if not isinstance(value, (int, float)) or not speed(value):
+            return f"wag speed={value!r}, expected {speed.__doc__}"
+        return None
+    return check
+
+
+def move_towards(**bounds: Callable[[float], bool]) -> Check:
+    """move towards something seen, each named axis passing its test; the other axis may be as
+    large (going after a thing on the left may also go forward)."""
+    return _towards("move", bounds, main_axis=False)
+
+
+def move_ahead_right(d: Decision) -> str | None:
+    """move towards something ahead on the right: not backwards, not to the left."""
+    if d[0] != "move":
+        return f"expected move, got {d[0]}"
+    x, y = d[1].get("x"), d[1].get("y")
+    if not isinstance(x, (int, float)) or not isinstance(y, (int, float)):
+        return f"move x={x!r} y={y!r}: not numbers"
+    if x < 0 or y < 0 or (x == 0 and y == 0):
+        return f"move x={x} y={y}: not towards the thing ahead on the right"
+    return None
+
+
+def backs_off(d: Decision) -> str | None:
+    """A move that makes room: backwards or to a side, never forward into the person."""
+    if d[0] != "move":
+        return f"expected move, got {d[0]}"
+    x, y = d[1].get("x") or 0, d[1].get("y") or 0
+    if not isinstance(x, (int, float)) or not isinstance(y, (int, float)):
+        return f"move x={x} y={y}: not numbers"
+    if y > 0:
+        return f"move y={y}: goes closer, was asked for room"
+    if y > -0.1 and abs(x) < 0.1:
+        return f"move x={x} y={y}: hardly moves away"
+    return None
+
+
+def talk_or_stay(heard: str, lang: str = "en", mentions: str | None = None) -> Check:
+    """No physical reaction: either a reply in words or nothing at all."""
+    return either(nothing(), speak(heard=heard, mentions=mentions, what="reply to what was said", lang=lang))

@@ -5,27 +5,14 @@ sensible reaction rather than one exact answer."""
 from __future__ import annotations
 
 from decision_cases import Case, said, seen, PERSON_LEFT, PERSON_RIGHT, PERSON_CENTRE, GREETS, GREETS_JA
-from decision_checks import either, look, look_at, move, named, near_zero, neg, nothing, pos, speak
+from decision_checks import (at_least, either, look, look_at, move, move_towards, named, near_zero, neg, nothing,
+                             pos, speak, wag_at)
 
 
-def wag_fast(d):
-    """A wag that is clearly fast."""
-    if d[0] != "wag":
-        return f"expected wag, got {d[0]}"
-    speed = d[1].get("speed")
-    if not isinstance(speed, (int, float)) or speed < 0.7:
-        return f"wag speed={speed!r}, expected a fast wag (>= 0.7)"
-    return None
+wag_fast = wag_at(at_least(0.7))   # a wag that is clearly fast
 
 
-def move_left(d):
-    """Walk towards something on the left (any move with x < 0)."""
-    if d[0] != "move":
-        return f"expected move, got {d[0]}"
-    x = d[1].get("x")
-    if not isinstance(x, (int, float)) or x >= 0:
-        return f"move x={x!r} does not go left"
-    return None
+move_left = move_towards(x=neg)     # walk towards something on the left
 
 
 NIKO_HELLO = rf"{GREETS_JA}|誰|だれ|来た|きた|遊ぼ|あそぼ"

@@ -6,31 +6,16 @@ per companion."""
 from __future__ import annotations
 
 from decision_cases import Case, said, seen, PERSON_LEFT, PERSON_RIGHT, PERSON_CENTRE, GREETS, GREETS_JA
-from decision_checks import either, look, look_at, move, named, near_zero, neg, nothing, pos, speak
+from decision_checks import (at_most, either, look, look_at, move, move_ahead_right, named, near_zero, neg,
+                             nothing, pos, speak, wag_at)
 
 PIP, POCHI, NIKONI, MAI = "pip", "pochi", "nikoni-rittai-chan", "azabu-mai"
 
 
-def _wag_slowly(d):
-    """wag, at a calm speed (0.5 or less)."""
-    if d[0] != "wag":
-        return f"expected wag, got {d[0]}"
-    speed = d[1].get("speed")
-    if not isinstance(speed, (int, float)) or speed > 0.5:
-        return f"wag speed={speed!r}, expected a slow wag (0.5 or less)"
-    return None
+_wag_slowly = wag_at(at_most(0.5))
 
 
-def _move_towards_right_or_ahead(d):
-    """move towards something ahead on the right: not backwards, not to the left."""
-    if d[0] != "move":
-        return f"expected move, got {d[0]}"
-    x, y = d[1].get("x"), d[1].get("y")
-    if not isinstance(x, (int, float)) or not isinstance(y, (int, float)):
-        return f"move x={x!r} y={y!r}: not numbers"
-    if x < 0 or y < 0 or (x == 0 and y == 0):
-        return f"move x={x} y={y}: not towards the thing ahead on the right"
-    return None
+_move_towards_right_or_ahead = move_ahead_right
 
 
 def pip_cases() -> list[Case]:

@@ -10,33 +10,18 @@ Run with ``python bench/decision_quality.py --cases <this file>``.
 
 from __future__ import annotations
 
-from typing import Callable
-
 from decision_cases import MAI, NIKONI, PERSON_CENTRE, PERSON_RIGHT, PIP, POCHI, Case, said, seen
-from decision_checks import (Check, Decision, either, look, look_at, move, named, near_zero, neg, nothing,
-                             pos, speak)
+from decision_checks import (at_least, at_most, either, look, look_at, move, named, near_zero, neg, nothing, pos,
+                             speak, wag_at)
 
 
-def slow(v: float) -> bool:
-    """0.5 or less: a slow wag"""
-    return v <= 0.5
+slow = at_most(0.5)   # a slow wag
 
 
-def fast(v: float) -> bool:
-    """0.7 or more: an excited wag"""
-    return v >= 0.7
+fast = at_least(0.7)  # an excited wag
 
 
-def wag(speed: Callable[[float], bool]) -> Check:
-    """wag, at the speed that was asked for ("slowly", "as fast as you can")."""
-    def check(d: Decision) -> str | None:
-        if d[0] != "wag":
-            return f"expected wag, got {d[0]}"
-        value = d[1].get("speed")
-        if not isinstance(value, (int, float)) or not speed(value):
-            return f"wag speed={value}, expected {speed.__doc__}"
-        return None
-    return check
+wag = wag_at
 
 
 CAT_RIGHT = ("cat", 0.65, 0.45, 0.9, 0.8)

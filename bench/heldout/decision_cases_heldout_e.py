@@ -6,10 +6,9 @@ unseen, so that the cases do not steer the brain they judge.
 
 from __future__ import annotations
 
-from typing import Callable
-
 from decision_cases import GREETS, MAI, NIKONI, PERSON_CENTRE, PERSON_RIGHT, PIP, POCHI, Case, said, seen
-from decision_checks import Check, Decision, either, look, look_at, move, named, near_zero, neg, nothing, pos, speak
+from decision_checks import (Check, at_least, at_most, between, either, gesture, look, look_at, move, named,
+                             near_zero, neg, nothing, pos, speak, wag_at)
 
 CUP_RIGHT = ("cup", 0.72, 0.55, 0.82, 0.72)
 CAT_RIGHT = ("cat", 0.62, 0.45, 0.92, 0.88)
@@ -19,32 +18,15 @@ DOG_RIGHT = ("dog", 0.66, 0.4, 0.96, 0.9)
 BOOK_LEFT = ("book", 0.08, 0.6, 0.28, 0.8)
 
 
-def _between(lo: float, hi: float) -> Callable[[float], bool]:
-    """A bound for one axis: lo <= value <= hi (a distance that was asked for, roughly)."""
-    def test(v: float) -> bool:
-        return lo <= v <= hi
-    test.__doc__ = f"between {lo} and {hi}"
-    return test
+_between = between
 
 
 def _wag(slow: bool) -> Check:
     """wag, slowly (speed <= 0.5) or briskly (speed >= 0.6), as the person asked."""
-    def check(d: Decision) -> str | None:
-        if d[0] != "wag":
-            return f"expected wag, got {d[0]}"
-        speed = d[1].get("speed")
-        if not isinstance(speed, (int, float)):
-            return f"wag speed={speed!r} is not a number"
-        if slow and speed > 0.5:
-            return f"wag speed={speed}, asked for a slow wag"
-        if not slow and speed < 0.6:
-            return f"wag speed={speed}, asked for a fast wag"
-        return None
-    return check
+    return wag_at(at_most(0.5) if slow else at_least(0.6))
 
 
-def _gesture(*names: str) -> Check:
-    return named("gesture", name=names if len(names) > 1 else names[0])
+_gesture = gesture
 
 
 def pip_cases() -> list[Case]:

@@ -15,7 +15,8 @@ from __future__ import annotations
 from typing import Callable
 
 from decision_cases import GREETS, GREETS_JA, MAI, NIKONI, PERSON_CENTRE, PERSON_LEFT, PERSON_RIGHT, PIP, POCHI, Case, said, seen
-from decision_checks import Check, Decision, either, look, look_at, move, moves_by, named, neg, nothing, pos, speak
+from decision_checks import (Check, at_least, clearly_left, clearly_right, either, look, look_at, move, moves_by,
+                             named, neg, nothing, pos, speak, wag_at)
 
 # Things the camera sees: (label, x1, y1, x2, y2), picture fractions from the top-left.
 BALL_RIGHT = ("sports ball", 0.78, 0.62, 0.9, 0.78)   # low on the robot's right
@@ -27,24 +28,11 @@ PROGRAMMING_JA = "プログラ|論理|ロジック|コード|アルゴリズム|
 COLOURS = "red|blue|yellow|green|orange|pink|purple|gold|white|rainbow|bright|colou?r"
 
 
-def clearly_right(v: float) -> bool:
-    """> 0.3: well to the right, not the person straight ahead"""
-    return v > 0.3
 
 
-def clearly_left(v: float) -> bool:
-    """< -0.3: well to the left, not the person straight ahead"""
-    return v < -0.3
 
 
-def wags_fast(d: Decision) -> str | None:
-    """A wag of speed 0.7 or more: "really fast" is not a calm wag."""
-    if d[0] != "wag":
-        return f"expected wag, got {d[0]}"
-    speed = d[1].get("speed")
-    if not isinstance(speed, (int, float)) or speed < 0.7:
-        return f"wag speed={speed}, asked for fast (0.7 or more)"
-    return None
+wags_fast = wag_at(at_least(0.7))   # "really fast" is not a calm wag
 
 
 def _talk(companion: str, name: str, text: str, make: Callable[[str], Check], expect: str) -> Case:

@@ -15,7 +15,8 @@ talk that merely mentions a side, a view that did not change.
 from __future__ import annotations
 
 from decision_cases import GREETS, GREETS_JA, MAI, NIKONI, PERSON_CENTRE, PERSON_LEFT, PERSON_RIGHT, PIP, POCHI, Case, said, seen
-from decision_checks import (Check, Decision, either, gesture, look, look_at, move, moves_by, named, neg, nothing, pos, speak, wag_speed)
+from decision_checks import (either, gesture, look, look_at, move, move_towards, moves_by, named, neg, nothing,
+                             pos, speak, wag_speed)
 
 # Things the camera sees: (label, x1, y1, x2, y2), picture fractions from the top-left.
 CUP_LEFT = ("cup", 0.12, 0.45, 0.25, 0.65)            # on the desk, the robot's left
@@ -44,12 +45,7 @@ MAI_LIKES = (r"(プログラ|論理|ロジック|コード|コーディング|�
 NIKONI_HELLO = GREETS_JA[:-1] + r"|やっほ|来た|きた|いらっしゃ|ニコニ|誰|だれ|あっ|わぁ|わあ)"
 
 
-def moves_left_any(d: Decision) -> str | None:
-    """A move with some part to the left (x < 0), forward or not: going after a thing on the left."""
-    if d[0] != "move":
-        return f"expected move, got {d[0]}"
-    x = d[1].get("x")
-    return None if isinstance(x, (int, float)) and x < 0 else f"move x={x}, the thing is on the left"
+moves_left_any = move_towards(x=neg)   # going after a thing on the left, forward or not
 
 
 def _pip() -> list[Case]:

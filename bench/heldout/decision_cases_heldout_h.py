@@ -16,7 +16,8 @@ question about an action, talk that only mentions a side, a view that did not ch
 from __future__ import annotations
 
 from decision_cases import GREETS, GREETS_JA, MAI, NIKONI, PERSON_CENTRE, PERSON_LEFT, PERSON_RIGHT, PIP, POCHI, Case, said, seen
-from decision_checks import Check, Decision, either, look, look_at, move, moves_by, named, neg, nothing, pos, speak
+from decision_checks import (at_most, backs_off, either, look, look_at, move, moves_by, named, neg, nothing, pos,
+                             speak, wag_at)
 
 # Things the camera sees: (label, x1, y1, x2, y2), picture fractions from the top-left.
 CLOCK_HIGH_RIGHT = ("clock", 0.72, 0.05, 0.86, 0.25)        # on the wall, up on the robot's right
@@ -36,28 +37,9 @@ CODING_JA = (r"プログラ|論理|ロジック|ロジカル|コード|コーデ
              r"計算|python|パイソン|理屈|開発|ソフト|バグ|デバッグ|情報")
 
 
-def wags_slowly(d: Decision) -> str | None:
-    """A wag of speed 0.5 or less: a slow wag is not an excited one."""
-    if d[0] != "wag":
-        return f"expected wag, got {d[0]}"
-    speed = d[1].get("speed")
-    if not isinstance(speed, (int, float)) or speed > 0.5:
-        return f"wag speed={speed}, asked for slow (0.5 or less)"
-    return None
+wags_slowly = wag_at(at_most(0.5))   # a slow wag is not an excited one
 
 
-def backs_off(d: Decision) -> str | None:
-    """A move that makes room: backwards or to a side, never forward into the person."""
-    if d[0] != "move":
-        return f"expected move, got {d[0]}"
-    x, y = d[1].get("x") or 0, d[1].get("y") or 0
-    if not isinstance(x, (int, float)) or not isinstance(y, (int, float)):
-        return f"move x={x} y={y}: not numbers"
-    if y > 0:
-        return f"move y={y}: goes closer, was asked for room"
-    if y > -0.1 and abs(x) < 0.1:
-        return f"move x={x} y={y}: hardly moves away"
-    return None
 
 
 def _pip() -> list[Case]:

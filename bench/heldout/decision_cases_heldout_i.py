@@ -16,7 +16,8 @@ change. The Japanese companions are spoken to in Japanese, casual and polite.
 from __future__ import annotations
 
 from decision_cases import GREETS, MAI, NIKONI, PERSON_LEFT, PERSON_RIGHT, PIP, POCHI, Case, said, seen
-from decision_checks import (Check, Decision, either, gesture, look, look_at, move, moves_by, named, neg, nothing, pos, speak, wag_speed)
+from decision_checks import (Check, Decision, either, gesture, look, look_at, move, moves_by, named, neg, nothing,
+                             pos, speak, wag_speed)
 
 # Things the camera sees: (label, x1, y1, x2, y2), picture fractions from the top-left.
 TEDDY_HIGH_LEFT = ("teddy bear", 0.05, 0.1, 0.25, 0.35)   # up on a shelf, the robot's left

@@ -16,7 +16,8 @@ mentions a side or a trick, a view that did not change.
 from __future__ import annotations
 
 from decision_cases import GREETS, GREETS_JA, MAI, NIKONI, PERSON_CENTRE, PERSON_LEFT, PERSON_RIGHT, PIP, POCHI, Case, said, seen
-from decision_checks import (Check, Decision, either, gesture, look, look_at, move, moves_by, named, near_zero, neg, nothing, pos, speak, wag_speed)
+from decision_checks import (either, gesture, look, look_at, move, moves_by, named, near_zero, neg, nothing, pos,
+                             speak, talk_or_stay, wag_speed)
 
 # Things the camera sees: (label, x1, y1, x2, y2), picture fractions from the top-left.
 CLOCK_HIGH_LEFT = ("clock", 0.1, 0.05, 0.25, 0.25)      # on the wall, up on the robot's left
@@ -30,9 +31,6 @@ PROGRAMMING_JA = (r"プログラ|論理|ロジック|コード|アルゴリズ�
                   r"開発|ソフト|アプリ|競プロ|パズル|推論|証明|情報")
 
 
-def talk_or_stay(heard: str, lang: str = "en", mentions: str | None = None) -> Check:
-    """No physical reaction: either a reply in words or nothing at all."""
-    return either(nothing(), speak(heard=heard, mentions=mentions, what="reply to what was said", lang=lang))
 
 
 # ---------------------------------------------------------------------------------------------- Pip
