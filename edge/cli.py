@@ -1,4 +1,4 @@
-"""``companion``: the command line (a black-box contract, see ARCHITECTURE.md).
+"""``companion``: the command line (a black-box contract, see docs/protocol.md).
 
 Each sub-command is a small function; heavy imports (llama.cpp, piper) happen inside the
 commands that need them, so ``companion validate`` answers instantly.
@@ -246,6 +246,10 @@ def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     logs.configure(args.verbose)
     from edge.protocol.companion import CompanionError
+    if args.command in ("run", "up"):
+        from edge.environment import legacy_settings
+        for line in legacy_settings():
+            print(f"companion {args.command}: warning: {line}", file=sys.stderr)
     try:
         return COMMANDS[args.command](args)
     except (ConfigError, CompanionError) as exc:

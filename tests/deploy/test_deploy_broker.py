@@ -16,6 +16,7 @@ import threading
 import pytest
 from deploy_harness import DEPLOY, Client, StagedBroker, copy_of, env_value, run_install, stage_install
 
+from edge.config import load_toml
 from edge.runtime.bus import Bus, client_id_for
 from edge.perception.camera.node import default_node_id as camera_id
 from edge.perception.microphone.node import default_node_id as mic_id
@@ -229,6 +230,12 @@ def test_namespace_tracking_camera_and_mcp_shape_the_accounts(tmp_path):
                                                       "COMPANION_CAMERA_ARGS=--track --fps 5\n")
     run = run_install(tmp_path, "--lan", "--config", str(config), "--with", "mcp", root=root)
     assert run.rc == 0, run.out
+    # the old units' flags moved into robot.toml, which the units now read alone
+    camera_section = load_toml(root / "etc/companion/robot.toml").section("camera")
+    assert (camera_section.source, camera_section.track, camera_section.fps) == ("/dev/video2", True, 5.0)
+    assert "moved COMPANION_CAMERA_SOURCE from companion.env to robot.toml [camera] source" in run.out
+    assert "\n# moved to robot.toml [camera] track, fps by install.sh: COMPANION_CAMERA_ARGS=--track --fps 5\n" \
+        in (root / "etc/companion/companion.env").read_text()
     acl = (root / "etc/companion/mosquitto/acl").read_text()
     mcp = f"mcp-{load_companion(root / 'etc/companion/companions/pip.json').id}"
     assert f"user {mcp}@robot1\ntopic write robot1/status/{mcp}\ntopic write robot1/actions\n" in acl

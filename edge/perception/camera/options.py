@@ -4,7 +4,7 @@ This module imports nothing heavy at the top: every ``companion`` command builds
 Each value is checked by argparse, so a bad one stops the command with exit status 2 and a
 sentence naming the option, before any broker or camera is touched. The flags are declared
 once, with their ``[camera]`` keys, in ``edge/config.py``; on a device they go in ``[camera]`` of
-robot.toml or ``COMPANION_CAMERA_ARGS`` (``/etc/companion/companion.env``).
+/etc/companion/robot.toml.
 """
 
 from __future__ import annotations

@@ -3,7 +3,7 @@
 Nothing heavy is imported here (every ``companion`` command builds the parser); each value
 is checked by argparse, so a bad one stops the command with exit status 2 and a sentence
 naming the option. The flags are declared once, with their ``[mic]`` keys, in ``edge/config.py``;
-on a device they go in ``[mic]`` of robot.toml or ``COMPANION_MIC_ARGS`` (``/etc/companion/companion.env``).
+on a device they go in ``[mic]`` of /etc/companion/robot.toml.
 """
 
 from __future__ import annotations
