@@ -14,7 +14,7 @@ What a node gets from ``Bus`` without thinking about it:
 - handlers registered before ``connect`` are subscribed in ``on_connect``, so what the broker
   kept for our persistent session is handled, not lost, when we come back;
 - ``wait_subscribed()`` returns once the broker acknowledged every subscription (SUBACK);
-- TCP_NODELAY on the socket (see ARCHITECTURE.md: ~88 ms vs ~0.3 ms per QoS-1 hop).
+- TCP_NODELAY on the socket (~88 ms vs ~0.3 ms per QoS-1 hop: docs/protocol.md, "Facts the code relies on").
 """
 
 from __future__ import annotations

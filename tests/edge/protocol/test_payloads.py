@@ -91,7 +91,7 @@ def test_the_wire_dict_is_derived_from_the_fields_in_schema_order(payload):
 
 
 def test_wire_bytes_are_unchanged_for_the_contract():
-    """Byte for byte what the hand-written serialisers produced (ARCHITECTURE.md's wire contract)."""
+    """Byte for byte what the hand-written serialisers produced (the wire contract, docs/protocol.md)."""
     result = ActionResult(id="a1", name="look", ok=False, sender="body", started=1.0, finished=1.5,
                           error=ActionError("invalid_params", "/x: too big"))
     assert result.encode() == (b'{"id":"a1","from":"body","name":"look","ok":false,"started":1.0,'
