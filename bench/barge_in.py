@@ -101,7 +101,7 @@ def run(args: argparse.Namespace, echo_db: float, aec: str) -> dict[str, Any]:
     from edge.paths import COMPANIONS_DIR
     from edge.perception.microphone.node import Heard
     from edge.perception.microphone.run import run_mic
-    from edge.perception.microphone.stt import choose_recognizer
+    from edge.perception.microphone.recognizer_spec import choose_recognizer
     from edge.protocol.companion import load_companion
     from edge.protocol.payloads import Action, ActionResult, Perception, VoiceActivity
 

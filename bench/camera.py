@@ -37,7 +37,7 @@ from edge.runtime.broker import LocalBroker  # noqa: E402
 from edge.runtime.bus import Bus  # noqa: E402
 from edge.perception.camera.capture import Camera, CaptureConfig  # noqa: E402
 from edge.perception.camera.node import CameraNode  # noqa: E402
-from edge.perception.camera.detectors import make_detector  # noqa: E402
+from edge.perception.camera.detector_spec import make_detector  # noqa: E402
 from edge.perception.camera.scene import ScenePolicy  # noqa: E402
 from edge.perception.camera.tracking import Tracker  # noqa: E402
 

@@ -56,7 +56,8 @@ from edge.perception.microphone.node import Heard
 from edge.perception.microphone.run import run_mic  # noqa: E402
 from edge.perception.microphone.phrases import normalize_text, word_errors  # noqa: E402
 from edge.perception.microphone.resample import resample  # noqa: E402
-from edge.perception.microphone.stt import PocketsphinxRecognizer, Recognizer, RecognizerError, make_recognizer  # noqa: E402
+from edge.perception.microphone.recognizer_spec import make_recognizer  # noqa: E402
+from edge.perception.microphone.stt import PocketsphinxRecognizer, Recognizer, RecognizerError  # noqa: E402
 from edge.perception.microphone.vad import EnergyVad, Segmenter, SegmenterConfig, WebrtcVad, make_vad  # noqa: E402
 from edge.perception.microphone.audio_source import WavSource  # noqa: E402
 from edge.protocol.companion import load_companion  # noqa: E402
@@ -208,7 +209,7 @@ THREADS: int | None = None   # --threads: the CPU threads Whisper and Moonshine 
 
 def build(spec: str, companions: list | None = None) -> Recognizer:
     """A recognizer from a spec; ``SPEC+pip-prompt`` is whisper with Pip's companion file as its prompt."""
-    from edge.perception.microphone.stt import parse_spec
+    from edge.perception.microphone.recognizer_spec import parse_spec
     kind, arg = parse_spec(spec.removesuffix(" +pip-prompt"))
     if kind == "whisper":
         from edge.perception.microphone.stt_engines import WhisperRecognizer

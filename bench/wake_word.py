@@ -134,7 +134,7 @@ def stripping(renditions: int) -> dict:
     """Per model: clips whose text, once the wake word is cut, begins with the request's first word
     (the cut itself was right) and is exactly the request (the recognizer got the rest right too)."""
     from edge.paths import COMPANIONS_DIR
-    from edge.perception.microphone.stt import make_recognizer
+    from edge.perception.microphone.recognizer_spec import make_recognizer
     from edge.protocol.companion import load_companion
 
     piper = Piper()

@@ -12,9 +12,10 @@ import math
 import threading
 from typing import Callable
 
-from body_drivers.body_config import BodyConfig, JointConfig
+from body_drivers.body_types import BodyConfig, JointConfig
 from body_drivers.kinematics import Pose, TickScale, scale_for, to_degrees, to_ticks
-from body_drivers.servo.bus import ServoBus, ServoError, open_bus
+from body_drivers.servo.bus import ServoBus, ServoError
+from body_drivers.servo.buses import open_bus
 
 BusOpener = Callable[..., ServoBus]
 

@@ -12,7 +12,7 @@ import math
 from dataclasses import dataclass
 from typing import Any, overload
 
-from body_drivers.body_config import Gesture, JointConfig, LinearMap, Mapping, PanTilt
+from body_drivers.body_types import Gesture, JointConfig, LinearMap, Mapping, PanTilt
 from body_drivers.servo import tables
 
 Pose = dict[str, float]   # joint name -> joint degrees

@@ -18,7 +18,7 @@ import threading
 import time
 from typing import Any, Callable, Iterable, Mapping
 
-from body_drivers.body_config import BodyConfig, JointConfig
+from body_drivers.body_types import BodyConfig, JointConfig
 from body_drivers.joint_io import JointIO
 from body_drivers.kinematics import Pose
 from edge.log import get_logger

@@ -17,12 +17,13 @@ import threading
 import time
 from typing import Any, Callable
 
-from body_drivers.body_config import BodyConfig
+from body_drivers.body_types import BodyConfig
 from body_drivers.joint_io import BusOpener, JointIO
 from body_drivers.kinematics import KinematicsError, Pose, plan
 from body_drivers.node import ActionFailure
 from body_drivers.safety import SafetyError, SafetyGate
-from body_drivers.servo.bus import ServoError, open_bus
+from body_drivers.servo.bus import ServoError
+from body_drivers.servo.buses import open_bus
 from body_drivers.timeline import Timeline
 from edge.log import get_logger
 from edge.protocol.action_codes import ActionCode

@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from body_drivers.body_config import (BodyConfigError, Gesture, LinearMap, PanTilt, load_body_config,
-                                      parse_body_config)
+from body_drivers.body_config import BodyConfigError, load_body_config, parse_body_config
+from body_drivers.body_types import Gesture, LinearMap, PanTilt
 from edge.config import ConfigError
 from repo_paths import REPO
 

@@ -7,7 +7,7 @@ import math
 import pytest
 from hypothesis import given, strategies as st
 
-from body_drivers.body_config import Gesture, JointConfig, LinearMap, PanTilt
+from body_drivers.body_types import Gesture, JointConfig, LinearMap, PanTilt
 from body_drivers.kinematics import (KinematicsError, look_angles, plan, scale_for, tick_limits, to_degrees,
                                      to_ticks)
 

@@ -16,7 +16,7 @@ import threading
 import pytest
 from hypothesis import HealthCheck, event, given, settings, strategies as st
 
-from body_drivers.body_config import (BodyConfig, ControlConfig, Gesture, JointConfig, LinearMap, PanTilt)
+from body_drivers.body_types import (BodyConfig, ControlConfig, Gesture, JointConfig, LinearMap, PanTilt)
 from body_drivers.joint_io import JointIO
 from body_drivers.kinematics import scale_for, tick_limits, to_degrees
 from body_drivers.node import ActionFailure

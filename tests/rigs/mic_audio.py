@@ -237,7 +237,7 @@ def piper_synth():
 def pip_recognizer():
     """The default recognizer as `companion run mic` would choose it for Pip."""
     from edge.paths import COMPANIONS_DIR
-    from edge.perception.microphone.stt import choose_recognizer
+    from edge.perception.microphone.recognizer_spec import choose_recognizer
     from edge.protocol.companion import load_companion
     return choose_recognizer(None, [load_companion(COMPANIONS_DIR / "pip.json")])[0]
 

@@ -10,8 +10,8 @@ The zero-download default is OpenCV's own: the Haar frontal-face cascade that sh
 ``opencv-python`` (``cv2.data.haarcascades``) and the HOG + linear-SVM people detector built
 into OpenCV. Their classifiers give a margin, not a probability; ``confidence`` is the
 logistic of that margin, so 0.5 is the classifier's own yes/no line. YOLO models (ONNX,
-``.pt``, NCNN) live in ``edge.perception.camera.yolo``; ``make_detector`` builds any of them from
-a command-line spec.
+``.pt``, NCNN) live in ``edge.perception.camera.yolo``; ``detector_spec.make_detector`` builds any
+of them from a command-line spec.
 """
 
 from __future__ import annotations
@@ -192,28 +192,3 @@ class CombinedDetector:
         for part in self.parts:
             found.extend(part.detect(frame))
         return found
-
-
-SPEC_HELP = "haar | hog | yolo:MODEL (.onnx, .pt or an NCNN folder), or several joined by commas (haar,hog)"
-
-
-def make_detector(spec: str, models_dir: Path | None = None, **options: Any) -> Detector:
-    """Build a detector from a CLI spec such as ``haar``, ``hog``, ``haar,hog`` or ``yolo:yolov8n.onnx``.
-    ``options`` go to YOLO detectors (conf, iou, backend, names)."""
-    parts = [p.strip() for p in spec.split(",") if p.strip()] if isinstance(spec, str) else []
-    if not parts:
-        raise DetectorError(f"empty detector spec {spec!r}; expected {SPEC_HELP}")
-    built: list[Detector] = []
-    for part in parts:
-        kind, _, arg = part.partition(":")
-        kind = kind.lower()
-        if kind == "haar" and not arg:
-            built.append(HaarFaceDetector())
-        elif kind == "hog" and not arg:
-            built.append(HogPersonDetector())
-        elif kind == "yolo" and arg:
-            from edge.perception.camera.yolo import make_yolo_detector
-            built.append(make_yolo_detector(arg, models_dir=models_dir, **options))
-        else:
-            raise DetectorError(f"unknown detector {part!r}; expected {SPEC_HELP}")
-    return built[0] if len(built) == 1 else CombinedDetector(built)

@@ -25,7 +25,8 @@ from edge.runtime.bus import Bus
 from edge.log import get_logger
 from edge.perception.camera.capture import Camera, CameraError, CaptureConfig, Frame, parse_source
 from edge.perception.camera.options import CameraLines
-from edge.perception.camera.detectors import Detector, DetectorError, make_detector
+from edge.perception.camera.detector_spec import make_detector
+from edge.perception.camera.detectors import Detector, DetectorError
 from edge.perception.camera.scene import PolicyConfig, SceneEvent, ScenePolicy
 from edge.perception.camera.tracking import TrackConfig, Tracker
 from edge.protocol.payloads import Action, Perception

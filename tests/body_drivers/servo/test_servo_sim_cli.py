@@ -9,7 +9,8 @@ import sys
 
 import pytest
 
-from body_drivers.servo.bus import ServoError, open_bus
+from body_drivers.servo.bus import ServoError
+from body_drivers.servo.buses import open_bus
 from repo_paths import REPO
 
 ROOT = str(REPO)

@@ -11,8 +11,9 @@ cv2 = pytest.importorskip("cv2")
 onnx = pytest.importorskip("onnx")
 from onnx import TensorProto, helper, numpy_helper  # noqa: E402
 
+from edge.perception.camera.detector_spec import make_detector  # noqa: E402
 from edge.perception.camera.detectors import (  # noqa: E402
-    CombinedDetector, Detection, DetectorError, HaarFaceDetector, HogPersonDetector, make_detector, nms)
+    CombinedDetector, Detection, DetectorError, HaarFaceDetector, HogPersonDetector, nms)
 from edge.perception.camera.yolo import Letterbox, OnnxYoloDetector, decode_yolo, letterbox  # noqa: E402
 
 DATA = Path("/usr/share/doc/opencv-doc/examples/data")
@@ -222,6 +223,13 @@ def test_broken_or_missing_models_are_clear_errors(tmp_path):
         make_detector(f"yolo:{tmp_path / 'notes.txt'}")
     with pytest.raises(DetectorError, match="unknown ONNX backend 'tensorrt'"):
         OnnxYoloDetector(build_yolo_stub(tmp_path / "ok.onnx"), backend="tensorrt")
+
+
+def test_a_yolo_model_without_a_folder_is_looked_for_in_the_checkouts_models_dir():
+    from repo_paths import REPO
+    with pytest.raises(DetectorError) as caught:
+        make_detector("yolo:no-such-model.onnx")
+    assert str(REPO / "models" / "no-such-model.onnx") in str(caught.value)
 
 
 def test_yolo_spec_finds_models_in_the_models_dir(tmp_path):

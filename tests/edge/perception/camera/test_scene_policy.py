@@ -18,7 +18,8 @@ cv2 = pytest.importorskip("cv2")
 from edge.paths import DEFAULT_COMPANION  # noqa: E402
 from edge.perception.camera.capture import Camera, CaptureConfig  # noqa: E402
 from edge.perception.camera.node import CameraNode, NodeOptions, default_node_id, run_camera  # noqa: E402
-from edge.perception.camera.detectors import Detection, make_detector  # noqa: E402
+from edge.perception.camera.detector_spec import make_detector  # noqa: E402
+from edge.perception.camera.detectors import Detection  # noqa: E402
 from edge.perception.camera.scene import PolicyConfig, ScenePolicy  # noqa: E402
 from edge.perception.camera.tracking import TrackConfig, Tracker  # noqa: E402
 from edge.protocol.payloads import Action, ActionResult, Perception, Status  # noqa: E402

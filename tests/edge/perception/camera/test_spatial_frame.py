@@ -11,7 +11,7 @@ import pytest
 
 pytest.importorskip("cv2")
 
-from body_drivers.body_config import PanTilt  # noqa: E402
+from body_drivers.body_types import PanTilt  # noqa: E402
 from body_drivers.kinematics import plan  # noqa: E402
 from edge.demo import DEFAULT_SCENARIO  # noqa: E402
 from edge.perception.camera.detectors import Detection  # noqa: E402

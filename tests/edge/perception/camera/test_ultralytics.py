@@ -17,7 +17,8 @@ import numpy as np
 import pytest
 
 from edge.models.export import ExportUnavailable, export_yolo
-from edge.perception.camera.detectors import DetectorError, make_detector
+from edge.perception.camera.detector_spec import make_detector
+from edge.perception.camera.detectors import DetectorError
 from edge.perception.camera.ultralytics_backend import UltralyticsDetector, UltralyticsMissing
 from edge.perception.camera.yolo import OnnxYoloDetector
 

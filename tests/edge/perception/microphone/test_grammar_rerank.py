@@ -14,7 +14,7 @@ from edge.paths import COMPANIONS_DIR
 from edge.perception.microphone.audio_source import WavSource
 from edge.perception.microphone.grammar_rerank import GrammarReranker, RerankConfig
 from edge.perception.microphone.phrases import build_grammar, expand, grammar_for, normalize_text
-from edge.perception.microphone.stt import make_recognizer
+from edge.perception.microphone.recognizer_spec import make_recognizer
 from edge.protocol.companion import load_companion
 from mic_audio import needs_piper, speech
 from real_speech import channel_clips, needs_alsa_sounds

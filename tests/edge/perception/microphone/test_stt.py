@@ -13,8 +13,8 @@ from edge.perception.microphone.stt import (
     RecognizerError,
     Transcript,
     check_pcm,
-    make_recognizer,
 )
+from edge.perception.microphone.recognizer_spec import make_recognizer
 from edge.protocol.companion import load_companion
 from edge.paths import COMPANIONS_DIR
 from mic_audio import _piper_available as speech_available, needs_piper, speech

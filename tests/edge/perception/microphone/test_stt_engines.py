@@ -18,7 +18,8 @@ import numpy as np
 import pytest
 
 from edge.perception.microphone.phrases import normalize_text, word_errors
-from edge.perception.microphone.stt import Recognizer, RecognizerError, Transcript, make_recognizer
+from edge.perception.microphone.recognizer_spec import make_recognizer
+from edge.perception.microphone.stt import Recognizer, RecognizerError, Transcript
 from edge.paths import COMPANIONS_DIR
 from edge.perception.microphone.stt_engines import VoskRecognizer, WhisperRecognizer, whisper_prompt
 from edge.perception.microphone.stt_models import find_model, whisper_files

