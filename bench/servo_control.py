@@ -28,7 +28,7 @@ sys.path.insert(0, str(REPO))
 
 from body_drivers.body_config import parse_body_config  # noqa: E402
 from body_drivers.node import ActionFailure  # noqa: E402
-from body_drivers.servo.sim import start_simulator  # noqa: E402
+from body_drivers.servo.sim.simulator import start_simulator  # noqa: E402
 from body_drivers.servo_body import build_servo_body  # noqa: E402
 from edge.protocol.payloads import Action  # noqa: E402
 

@@ -11,27 +11,16 @@ on these plain functions:
 - ``list_models(manifest, store)`` says what is installed, where, and whether it verifies.
 
 ``find_model_file(rel)`` lets a loader (the YOLO detector, a recognizer) look a relative name
-up in the models folder.
+up in the models folder. This package hands these names on from its modules; importing it loads
+no model library.
 """
 
 from __future__ import annotations
 
-from pathlib import Path
-
 from edge.models.errors import ChecksumError, FetchError
 from edge.models.manifest import Manifest, ManifestError, ModelEntry, ModelFile, load_manifest
 from edge.models.status import ModelStatus, list_models
-from edge.models.store import Store, default_models_dir
-
-
-def find_model_file(rel: str | Path) -> Path | None:
-    """``rel`` under the models folder (as given, or under any kind's sub-folder), if it exists."""
-    root = default_models_dir()
-    for candidate in (root / rel, *(sub / rel for sub in sorted(root.glob("*")) if sub.is_dir())):
-        if candidate.exists():
-            return candidate
-    return None
-
+from edge.models.store import Store, default_models_dir, find_model_file
 
 __all__ = ["ChecksumError", "FetchError", "Manifest", "ManifestError", "ModelEntry", "ModelFile", "ModelStatus",
            "Store", "default_models_dir", "find_model_file", "list_models", "load_manifest"]

@@ -39,6 +39,15 @@ def default_models_dir() -> Path:
     return Path(data_home).expanduser() / "companion-edge" / "models"
 
 
+def find_model_file(rel: str | Path) -> Path | None:
+    """``rel`` under the models folder (as given, or under any kind's sub-folder), if it exists."""
+    root = default_models_dir()
+    for candidate in (root / rel, *(sub / rel for sub in sorted(root.glob("*")) if sub.is_dir())):
+        if candidate.exists():
+            return candidate
+    return None
+
+
 def sha256_file(path: Path, on_bytes: Callable[[int], None] | None = None) -> str:
     digest = hashlib.sha256()
     with open(path, "rb") as f:

@@ -1,38 +1,41 @@
-"""Companion definition files: the typed model, and validation that names every problem.
+"""Companion definition files: reading one into a ``Companion``, and validation that names every
+problem. The public face of companion files: the model's names are handed on from
+``companion_types`` and ``problems``, so ``from edge.protocol.companion import Companion,
+load_companion, CompanionError`` is all outside code needs.
 
 The file format is defined by ``companions/schema.json`` (draft 2020-12). Everything JSON
 Schema cannot express -- consistent identity fields, unique titles, events that name
-real perceptions and actions, real calendar dates, duplicate JSON keys -- is checked
-here, so the brain, the registry and ``companion validate`` all agree on what "valid"
-means. See docs/companion-files.md for the user-facing rules.
+real perceptions and actions, real calendar dates, duplicate JSON keys, the ``x-sentences``
+section (``sentences.py``) -- is checked here, so the brain, the registry and ``companion
+validate`` all agree on what "valid" means. See docs/companion-files.md for the user-facing rules.
 """
 
 from __future__ import annotations
 
 import codecs
 import copy
-import difflib
 import functools
 import json
 import os
 import re
-import unicodedata
 import uuid
-from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Any
 
 from jsonschema import Draft202012Validator
-from jsonschema.exceptions import ValidationError, best_match
-from referencing.exceptions import Unresolvable
 
 from edge.paths import COMPANIONS_DIR
+from edge.protocol.companion_types import (ID_PREFIX, ActionSpec, Companion, CompanionError, EventSpec,
+                                           PerceptionSpec, derive_id, validate_params)
+from edge.protocol.problems import Problem, explain, finish, format_problem, json_pointer, short, unknown_name
+from edge.protocol.sentences import sentence_problems
+
+__all__ = ["ID_PREFIX", "SCHEMA_PATH", "SHARED_FIELDS", "ActionSpec", "Companion", "CompanionError", "EventSpec",
+           "PerceptionSpec", "Problem", "derive_id", "file_validator", "format_problem", "load_companion",
+           "parse_companion", "validate_document", "validate_file", "validate_params"]
 
 SCHEMA_PATH = COMPANIONS_DIR / "schema.json"
-
-# Derived ids: uuid5(NAMESPACE_URL, ID_PREFIX + NFC(name)); documented in docs/companion-files.md.
-ID_PREFIX = "urn:companion-edge:companion:"
 
 # Fields that may be written at the top level (first seed) or inside metadata (distributed seed).
 SHARED_FIELDS = ("name", "personality", "story", "sample", "version")
@@ -41,169 +44,6 @@ _UUID_RE = re.compile(r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]
 # Same shape as the schema's date-time pattern; only such strings get a calendar check.
 _DATETIME_RE = re.compile(
     r"[0-9]{4}-[0-9]{2}-[0-9]{2}[Tt][0-9]{2}:[0-9]{2}:[0-9]{2}(\.[0-9]+)?([Zz]|[+-][0-9]{2}:[0-9]{2})")
-
-
-@dataclass(frozen=True)
-class Problem:
-    """One thing wrong, located by an RFC 6901 pointer ("" is the whole document)."""
-    pointer: str
-    message: str
-
-
-def format_problem(problem: Problem, path: str | None = None) -> str:
-    """One report line, ``FILE: /pointer: message``; the root is shown as ``/``."""
-    where = path if path is not None else "<companion>"
-    message = " ".join(problem.message.splitlines())
-    return f"{where}: {problem.pointer or '/'}: {message}"
-
-
-class CompanionError(ValueError):
-    """A companion file could not be loaded; ``problems`` lists every reason."""
-    def __init__(self, problems: Iterable[Problem], path: str | None = None) -> None:
-        self.problems: list[Problem] = list(problems)
-        self.path = path
-        super().__init__("\n".join(format_problem(p, path) for p in self.problems))
-
-
-@dataclass(frozen=True)
-class ActionSpec:
-    """An action the companion may take; ``schema`` is the action object, a JSON Schema for params."""
-    title: str
-    description: str
-    schema: dict
-    # Compiled once here because validate_params runs on every single decision.
-    _validator: Draft202012Validator = field(init=False, repr=False, compare=False)
-
-    def __post_init__(self) -> None:
-        validator = Draft202012Validator(self.schema, format_checker=Draft202012Validator.FORMAT_CHECKER)
-        object.__setattr__(self, "_validator", validator)
-
-    def __hash__(self) -> int:  # the schema dict is unhashable; equal specs still hash alike
-        return hash((self.title, self.description))
-
-
-@dataclass(frozen=True)
-class PerceptionSpec:
-    """A perception the companion understands; ``schema`` describes its payload."""
-    title: str
-    description: str
-    schema: dict
-
-    def __hash__(self) -> int:
-        return hash((self.title, self.description))
-
-
-@dataclass(frozen=True)
-class EventSpec:
-    """When ``perception`` arrives, consider ``actions`` under the natural-language ``condition``."""
-    perception: str
-    actions: tuple[str, ...]
-    condition: str
-
-
-@dataclass(frozen=True)
-class Companion:
-    """A validated companion definition, identity fields already merged from both layouts."""
-    id: str
-    name: str
-    personality: str
-    story: str
-    version: str
-    sample: str
-    author: str
-    tags: tuple[str, ...]
-    icon: str | None
-    thumbnail: str | None
-    created: str | None
-    updated: str | None
-    actions: tuple[ActionSpec, ...]
-    perceptions: tuple[PerceptionSpec, ...]
-    events: tuple[EventSpec, ...]
-    source: dict = field(repr=False, compare=False)
-
-    def __hash__(self) -> int:
-        return hash((self.id, self.version))
-
-    def action(self, title: str) -> ActionSpec | None:
-        return next((a for a in self.actions if a.title == title), None)
-
-    def perception(self, title: str) -> PerceptionSpec | None:
-        return next((p for p in self.perceptions if p.title == title), None)
-
-    def events_for(self, perception_title: str) -> tuple[EventSpec, ...]:
-        return tuple(e for e in self.events if e.perception == perception_title)
-
-    def metadata_json(self) -> dict:
-        """The item the registry serves from ``GET /metadata``; icon falls back to thumbnail."""
-        keys = ("id", "name", "personality", "story", "sample", "version", "author")
-        item: dict[str, Any] = {k: getattr(self, k) for k in keys}
-        item.update(tags=list(self.tags), icon=self.icon if self.icon is not None else self.thumbnail)
-        return {"metadata": item}
-
-
-def derive_id(name: str) -> str:
-    """The stable id of a companion whose file has no metadata.id."""
-    return str(uuid.uuid5(uuid.NAMESPACE_URL, ID_PREFIX + unicodedata.normalize("NFC", name)))
-
-
-def _pointer(path: Iterable[Any]) -> str:
-    return "".join("/" + str(p).replace("~", "~0").replace("/", "~1") for p in path)
-
-
-def _sort_key(problem: Problem) -> tuple:
-    parts = problem.pointer.split("/")[1:] if problem.pointer else []
-    return tuple((0, int(p), "") if p.isdigit() else (1, 0, p) for p in parts), problem.message
-
-
-def _finish(problems: Iterable[Problem]) -> list[Problem]:
-    """Drop exact duplicates (two schema branches may say the same thing) and sort by location."""
-    return sorted(dict.fromkeys(problems), key=_sort_key)
-
-
-def _short(value: Any, limit: int = 60) -> str:
-    text = repr(value)
-    return text if len(text) <= limit else text[: limit - 3] + "..."
-
-
-def _explain(error: ValidationError) -> list[Problem]:
-    """Turn one jsonschema error into problems with the clearest message we can give."""
-    path = list(error.absolute_path)
-    schema = error.schema if isinstance(error.schema, dict) else {}
-    # "x-error": {keyword: message} beside a keyword replaces jsonschema's wording for it.
-    custom = schema.get("x-error")
-    template = custom.get(error.validator) if isinstance(custom, dict) else None
-    if isinstance(template, str):
-        try:
-            message = template.format(instance=_short(error.instance))
-        except (KeyError, IndexError, ValueError):  # an author's template with stray braces
-            message = template
-        return [Problem(_pointer(path), message)]
-    if error.validator in ("anyOf", "oneOf") and error.context:
-        return _explain(best_match(error.context))
-    if error.validator == "type":
-        expected = error.validator_value
-        wanted = " or ".join(map(repr, expected)) if isinstance(expected, list) else repr(expected)
-        return [Problem(_pointer(path), f"{_short(error.instance)} is not of type {wanted}")]
-    if error.validator == "additionalProperties" and isinstance(error.instance, dict):
-        return _unknown_properties(error.instance, schema, path)
-    return [Problem(_pointer(path), error.message)]
-
-
-def _unknown_properties(instance: dict, schema: dict, path: list) -> list[Problem]:
-    """One problem per unexpected key, pointing at the key, with a hint when it looks like a typo."""
-    known = list(schema.get("properties", {}))
-    patterns = list(schema.get("patternProperties", {}))
-    out = []
-    for key in instance:
-        if key in known or any(re.search(p, key) for p in patterns):
-            continue
-        close = difflib.get_close_matches(key, known, n=1, cutoff=0.75)
-        if close:
-            hint = f" (did you mean {close[0]!r}?)"
-        else:
-            hint = f" (allowed: {', '.join(known)})" if known else ""
-        out.append(Problem(_pointer([*path, key]), f"unknown property {key!r}{hint}"))
-    return out
 
 
 @functools.lru_cache(maxsize=1)
@@ -219,10 +59,10 @@ def file_validator() -> Draft202012Validator:
 
 def validate_document(doc: object) -> list[Problem]:
     """Every problem in a parsed companion document, sorted by pointer."""
-    problems = [p for e in file_validator().iter_errors(doc) for p in _explain(e)]
+    problems = [p for e in file_validator().iter_errors(doc) for p in explain(e)]
     if isinstance(doc, dict):
         problems += _semantic_problems(doc)
-    return _finish(problems)
+    return finish(problems)
 
 
 def _semantic_problems(doc: dict) -> list[Problem]:
@@ -231,7 +71,6 @@ def _semantic_problems(doc: dict) -> list[Problem]:
     out = _identity_problems(doc, meta) + _date_problems(meta)
     titles = {kind: _titles(doc, kind, out) for kind in ("actions", "perceptions")}
     out += _event_problems(doc, titles["actions"], titles["perceptions"])
-    from edge.protocol.sentences import sentence_problems  # late: sentences.py builds on this module
     return out + sentence_problems(doc)
 
 
@@ -240,12 +79,12 @@ def _identity_problems(doc: dict, meta: dict) -> list[Problem]:
     for key in SHARED_FIELDS:
         if key in doc and key in meta and doc[key] != meta[key]:
             out.append(Problem(f"/metadata/{key}", (
-                f"{_short(meta[key])} differs from the top-level {key!r} {_short(doc[key])}; "
+                f"{short(meta[key])} differs from the top-level {key!r} {short(doc[key])}; "
                 "give it in one place, or the same value in both")))
     ident = meta.get("id")
     # A pattern's "$" also matches before a final newline, so the schema lets "<uuid>\n" through.
     if isinstance(ident, str) and ident.endswith("\n") and _UUID_RE.fullmatch(ident[:-1]):
-        out.append(Problem("/metadata/id", f"{_short(ident)} is not a UUID (stray characters around it)"))
+        out.append(Problem("/metadata/id", f"{short(ident)} is not a UUID (stray characters around it)"))
     return out
 
 
@@ -293,19 +132,13 @@ def _event_problems(doc: dict, actions: list[str] | None, perceptions: list[str]
             continue
         name = event.get("perception")
         if perceptions is not None and isinstance(name, str) and name and name not in perceptions:
-            out.append(Problem(f"/events/{i}/perception", _unknown("perception", name, perceptions)))
+            out.append(Problem(f"/events/{i}/perception", unknown_name("perception", name, perceptions)))
         wanted = event.get("action")
         if actions is not None and isinstance(wanted, list):
             for m, title in enumerate(wanted):
                 if isinstance(title, str) and title and title not in actions:
-                    out.append(Problem(f"/events/{i}/action/{m}", _unknown("action", title, actions)))
+                    out.append(Problem(f"/events/{i}/action/{m}", unknown_name("action", title, actions)))
     return out
-
-
-def _unknown(kind: str, name: str, defined: list[str]) -> str:
-    if not defined:
-        return f"unknown {kind} {name!r} (this file defines no {kind}s)"
-    return f"unknown {kind} {name!r} (defined: {', '.join(defined)})"
 
 
 def parse_companion(doc: object, path: str | None = None) -> Companion:
@@ -396,7 +229,7 @@ def _duplicate_key_problems(doc: object, duplicates: dict[int, list[str]]) -> li
         node, path = stack.pop()
         if isinstance(node, dict):
             for key in duplicates.get(id(node), ()):
-                out.append(Problem(_pointer([*path, key]),
+                out.append(Problem(json_pointer([*path, key]),
                                    f"duplicate key {key!r}: only the last value would be used; keep one"))
             stack.extend((v, [*path, k]) for k, v in node.items())
         elif isinstance(node, list):
@@ -407,7 +240,7 @@ def _duplicate_key_problems(doc: object, duplicates: dict[int, list[str]]) -> li
 def _check_file(path: str | os.PathLike) -> tuple[object, list[Problem]]:
     doc, problems = _read(path)
     if doc is not _UNREAD:
-        problems = _finish(problems + validate_document(doc))
+        problems = finish(problems + validate_document(doc))
     return doc, problems
 
 
@@ -423,11 +256,3 @@ def load_companion(path: str | os.PathLike) -> Companion:
         raise CompanionError(problems, os.fspath(path))
     assert isinstance(doc, dict)  # the schema guarantees it
     return _build(doc)
-
-
-def validate_params(action: ActionSpec, params: object) -> list[Problem]:
-    """Problems with ``params`` for ``action``, pointers into params; empty when they may be published."""
-    try:
-        return _finish(p for e in action._validator.iter_errors(params) for p in _explain(e))
-    except (Unresolvable, re.error) as exc:
-        return [Problem("", f"the schema of action {action.title!r} cannot be applied: {exc}")]

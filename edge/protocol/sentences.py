@@ -28,8 +28,8 @@ from dataclasses import dataclass
 from typing import Any, Iterator
 
 from edge.protocol import number_words
-from edge.protocol.companion import (ActionSpec, Companion, CompanionError, Problem, _pointer, _unknown,
-                                     validate_params)
+from edge.protocol.companion_types import ActionSpec, Companion, CompanionError, validate_params
+from edge.protocol.problems import Problem, json_pointer, unknown_name
 from edge.protocol.sentence_template import GAP, TemplateError, normalise, parse_template, phrase_pattern
 
 SECTION = "x-sentences"
@@ -100,19 +100,19 @@ def _read_lists(section: dict, out: list[Problem]) -> _Slots:
             for phrase, value in spec["values"].items():
                 key = normalise(phrase)
                 if not key:
-                    out.append(Problem(_pointer([*where, "values", phrase]), "a phrase with no words"))
+                    out.append(Problem(json_pointer([*where, "values", phrase]), "a phrase with no words"))
                 elif key in seen and phrases[key] != value:
-                    out.append(Problem(_pointer([*where, "values", phrase]),
+                    out.append(Problem(json_pointer([*where, "values", phrase]),
                                        f"says the same as {seen[key]!r} but gives another value"))
                 else:
                     seen.setdefault(key, phrase)
                     phrases[key] = value
             if not spec["values"]:
-                out.append(Problem(_pointer([*where, "values"]), f"list {name!r} has no values"))
+                out.append(Problem(json_pointer([*where, "values"]), f"list {name!r} has no values"))
         elif _is_range(spec.get("range")):
             low, high = spec["range"]
             if not 0 <= low <= high <= number_words.MAX_NUMBER:
-                out.append(Problem(_pointer([*where, "range"]),
+                out.append(Problem(json_pointer([*where, "range"]),
                                    f"[{low}, {high}] is not a range within 0..{number_words.MAX_NUMBER} (low first)"))
             else:
                 phrases = {p: n for n in range(low, high + 1) for p in number_words.spoken(n)}
@@ -187,18 +187,18 @@ def _compile(doc: object, names: list[str]) -> tuple[list[_Entry], list[Problem]
         where = ["x-sentences", "rules", i]
         action, params = rule.get("action"), rule.get("params", {})
         if isinstance(action, str) and action and action not in actions:
-            out.append(Problem(_pointer([*where, "action"]), _unknown("action", action, list(actions))))
+            out.append(Problem(json_pointer([*where, "action"]), unknown_name("action", action, list(actions))))
         refs = list(_refs(params, [*where, "params"]))
         for path, name, _ in refs:
             if name not in patterns:
                 known = ", ".join(patterns) or "none"
-                out.append(Problem(_pointer(path), f"{{{name}}} names no list (lists: {known})"))
+                out.append(Problem(json_pointer(path), f"{{{name}}} names no list (lists: {known})"))
         used = {name for _, name, _ in refs}
         sentences = rule.get("sentences")
         for s, text in enumerate(sentences if isinstance(sentences, list) else []):
             if not isinstance(text, str):
                 continue
-            pointer = _pointer([*where, "sentences", s])
+            pointer = json_pointer([*where, "sentences", s])
             try:
                 template = parse_template(text, patterns)
             except TemplateError as exc:
@@ -216,7 +216,7 @@ def _compile(doc: object, names: list[str]) -> tuple[list[_Entry], list[Problem]
                 entries.append(_Entry(regex, tuple(template.slots), lookups, action, params, text, pointer))
         spec = actions.get(action) if isinstance(action, str) else None
         if spec is not None and isinstance(params, (dict, str)) and used <= set(patterns):
-            out.extend(_params_problems(spec, params, sorted(used), slots, _pointer([*where, "params"])))
+            out.extend(_params_problems(spec, params, sorted(used), slots, json_pointer([*where, "params"])))
     return entries, out
 
 

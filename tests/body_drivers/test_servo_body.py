@@ -23,7 +23,7 @@ from body_drivers.body_config import parse_body_config
 from body_drivers.kinematics import scale_for, to_degrees
 from body_drivers.node import ActionFailure, BodyNode
 from body_drivers.safety_monitor import SafetyMonitor
-from body_drivers.servo.sim import start_simulator
+from body_drivers.servo.sim.simulator import start_simulator
 from body_drivers.servo_body import build_servo_body
 from edge.runtime.bus import Bus
 from edge.config import DEFAULT_COMPANION

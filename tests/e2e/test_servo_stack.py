@@ -9,7 +9,7 @@ import os
 import subprocess
 from pathlib import Path
 
-from body_drivers.servo.sim import start_simulator
+from body_drivers.servo.sim.simulator import start_simulator
 from stack_process import REPO, RunningCompanion, companion_cmd
 
 EXAMPLE = REPO / "deploy" / "pan-tilt.example.toml"

@@ -6,7 +6,7 @@ import sys
 import io
 from pathlib import Path
 
-from body_drivers.servo.sim import start_simulator
+from body_drivers.servo.sim.simulator import start_simulator
 from edge.config import load_toml
 from edge.doctor import run_doctor
 from repo_paths import REPO

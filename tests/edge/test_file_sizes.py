@@ -13,7 +13,6 @@ PACKAGES = ("edge", "body_drivers")
 # split deletes the entry). When it is empty, delete it.
 BEING_SPLIT: dict[str, str] = {
     "edge/brain/loop.py": "brain",
-    "edge/protocol/companion.py": "cycles",
 }
 
 

@@ -14,6 +14,8 @@ import hidden in a function or a ``TYPE_CHECKING`` block counts like one at the 
 from __future__ import annotations
 
 import ast
+import subprocess
+import sys
 from collections import deque
 from pathlib import Path
 from repo_paths import REPO
@@ -30,7 +32,6 @@ CIRCLES_BEING_REMOVED: dict[frozenset[str], str] = {
     frozenset({"edge.brain.fast_path", "edge.brain.intent", "edge.brain.loop",
                "edge.brain.spoken_stream", "edge.brain.turn"}): "brain",
     frozenset({"edge.providers.embedding_onnx", "edge.providers.retrieval"}): "brain",
-    frozenset({"edge.protocol.companion", "edge.protocol.sentences"}): "cycles",
 }
 
 
@@ -229,3 +230,21 @@ def test_the_mcp_server_is_a_service():
     graph = _graph()
     assert "edge.services.mcp_server" in graph and "body_drivers.mcp_server" not in graph
     assert _path(graph, "edge.services.mcp_server", "body_drivers") is None
+
+
+def test_every_package_says_what_it_is_for():
+    silent = [str(path.relative_to(ROOT)) for package in PACKAGES for path in sorted((ROOT / package).rglob("__init__.py"))
+              if not ast.get_docstring(ast.parse(path.read_text(encoding="utf-8")))]
+    assert not silent, f"packages without a docstring saying what they are for and what is public: {silent}"
+
+
+# Libraries that take a noticeable time to import; the CLI and ``companion validate`` load none.
+HEAVY = ("numpy", "cv2", "torch", "onnxruntime", "ultralytics", "faster_whisper", "vosk", "pocketsphinx",
+         "httpx", "sounddevice", "serial", "starlette", "uvicorn")
+
+
+def test_the_command_line_and_companion_validate_load_no_heavy_library():
+    probe = ("import sys, edge.cli, edge.protocol.validate_cli, edge.protocol.companion; "
+             f"print(' '.join(m for m in {HEAVY!r} if m in sys.modules))")
+    run = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, cwd=ROOT, timeout=120, check=True)
+    assert run.stdout.split() == []

@@ -18,7 +18,7 @@ from typing import Any, Callable, Iterator
 from body_drivers.body_config import parse_body_config
 from body_drivers.node import BodyNode
 from body_drivers.safety_monitor import SafetyMonitor
-from body_drivers.servo.sim import start_simulator
+from body_drivers.servo.sim.simulator import start_simulator
 from body_drivers.servo_body import build_servo_body
 from edge.brain.loop import BrainConfig, CompanionBrain
 from edge.runtime.bus import Bus

@@ -8,7 +8,7 @@ from typing import Callable, Iterator
 
 from body_drivers.servo.bus import ServoBus
 from body_drivers.servo.buses import open_bus
-from body_drivers.servo.sim import ServoSimulator, start_simulator
+from body_drivers.servo.sim.simulator import ServoSimulator, start_simulator
 
 # protocol → (ids the bus has, a goal inside the default model's range, a second goal)
 CASES = {

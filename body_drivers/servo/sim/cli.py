@@ -13,7 +13,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from body_drivers.servo.sim import BUS_FAULTS, SIM_PROTOCOLS, parse_ids, run_servo_sim
+from body_drivers.servo.sim.simulator import BUS_FAULTS, SIM_PROTOCOLS, parse_ids, run_servo_sim
 from body_drivers.servo.sim.faults import parse_fault_spec
 from body_drivers.servo.tables import MAESTRO_DEFAULT_DEVICE, MODELS
 

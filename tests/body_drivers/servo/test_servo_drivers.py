@@ -7,7 +7,7 @@ import pytest
 from body_drivers.servo.bus import PROTOCOLS, ServoBus, ServoError
 from body_drivers.servo.buses import open_bus
 from body_drivers.servo.tables import MODELS, degrees_from_ticks, ticks_from_degrees
-from body_drivers.servo.sim import start_simulator
+from body_drivers.servo.sim.simulator import start_simulator
 from servo_harness import CASES, PACKET_PROTOCOLS, sim_and_bus, wait_for
 
 

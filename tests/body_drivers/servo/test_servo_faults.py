@@ -8,7 +8,7 @@ import time
 import pytest
 
 from body_drivers.servo.bus import ServoError
-from body_drivers.servo.sim import start_simulator
+from body_drivers.servo.sim.simulator import start_simulator
 from servo_harness import CASES, PACKET_PROTOCOLS, sim_and_bus, wait_for
 
 MAESTROS = ("maestro", "maestro-pololu")

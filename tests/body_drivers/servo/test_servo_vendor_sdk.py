@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import pytest
 
-from body_drivers.servo.sim import start_simulator
+from body_drivers.servo.sim.simulator import start_simulator
 from servo_harness import wait_for
 
 dxl = pytest.importorskip("dynamixel_sdk")
