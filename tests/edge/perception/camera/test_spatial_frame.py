@@ -78,7 +78,7 @@ def test_a_person_on_the_left_of_a_real_frame_is_published_left_and_mirrored_rig
 @needs_vtest
 def test_the_frame_picture_has_nobody_in_its_right_half():
     """The helper's claim about its picture, checked with OpenCV's own people detector."""
-    from edge.perception.camera.detectors import HogPersonDetector
+    from edge.perception.camera.opencv_detectors import HogPersonDetector
 
     found = HogPersonDetector().detect(person_on_the_left())
     assert found and all(d.center[0] < 0.5 for d in found)

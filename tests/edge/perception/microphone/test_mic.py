@@ -22,7 +22,8 @@ from edge.perception.microphone.run import run_mic
 from edge.perception.microphone.vad import SegmenterConfig
 from edge.perception.microphone.resample import Resampler, resample
 from edge.perception.microphone.self_voice import SelfVoiceGate
-from edge.perception.microphone.stt import PocketsphinxRecognizer, Transcript
+from edge.perception.microphone.stt import Transcript
+from edge.perception.microphone.stt_pocketsphinx import PocketsphinxRecognizer
 from edge.protocol.companion import load_companion
 from edge.protocol.payloads import Action, ActionResult, Perception, Status
 from mic_audio import FakePortAudio, alsa_mic, compose, needs_piper, write_wav  # noqa: F401  (fixture)

@@ -8,13 +8,13 @@ import pytest
 
 from edge.perception.microphone.phrases import GrammarError, build_grammar, grammar_for, normalize_text, tokenize
 from edge.perception.microphone.stt import (
-    PocketsphinxRecognizer,
     Recognizer,
     RecognizerError,
     Transcript,
     check_pcm,
 )
 from edge.perception.microphone.recognizer_spec import make_recognizer
+from edge.perception.microphone.stt_pocketsphinx import PocketsphinxRecognizer
 from edge.protocol.companion import load_companion
 from edge.paths import COMPANIONS_DIR
 from mic_audio import _piper_available as speech_available, needs_piper, speech

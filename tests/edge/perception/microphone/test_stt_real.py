@@ -12,7 +12,8 @@ from edge.paths import COMPANIONS_DIR
 from edge.perception.microphone.audio_source import WavSource
 from edge.perception.microphone.phrases import grammar_for, normalize_text, word_errors
 from edge.perception.microphone.recognizer_spec import DEFAULT_STT, choose_recognizer
-from edge.perception.microphone.stt import PocketsphinxRecognizer, RecognizerError
+from edge.perception.microphone.stt import RecognizerError
+from edge.perception.microphone.stt_pocketsphinx import PocketsphinxRecognizer
 from edge.protocol.companion import load_companion
 from real_speech import channel_clips, needs_alsa_sounds, needs_asterisk, prompt_clips
 from .test_stt_engines import needs_tiny_en
