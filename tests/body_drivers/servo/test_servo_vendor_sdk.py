@@ -15,11 +15,29 @@ from servo_harness import wait_for
 dxl = pytest.importorskip("dynamixel_sdk")
 scs = pytest.importorskip("scservo_sdk")
 
+# The SDKs wait ~34 ms for a reply: a USB adapter's 16 ms latency timer twice, and a real servo
+# answers within microseconds. Here the servo is a thread of this process, and on a busy machine it
+# can be starved for longer than that, so every wait gets this much more; what is asserted is the
+# bytes and the answers, never how fast they came.
+STARVED_SIM_MS = 2000.0
+
+
+def patient(port_class: type) -> type:
+    """``port_class`` whose reply timeouts also allow for a starved simulator thread."""
+    class PatientPort(port_class):  # type: ignore[misc, valid-type]
+        def setPacketTimeout(self, packet_length):  # noqa: N802 (the SDK's name)
+            super().setPacketTimeout(packet_length)
+            self.packet_timeout += STARVED_SIM_MS
+
+        def setPacketTimeoutMillis(self, msec):  # noqa: N802
+            super().setPacketTimeoutMillis(msec + STARVED_SIM_MS)
+    return PatientPort
+
 
 @pytest.fixture
 def dxl_port(tmp_path):
     sim = start_simulator("dynamixel", str(tmp_path / "dxl"), [1, 2], speed=50000)
-    port = dxl.PortHandler(sim.link)
+    port = patient(dxl.PortHandler)(sim.link)
     assert port.openPort() and port.setBaudRate(1_000_000)
     yield sim, port, dxl.PacketHandler(2.0)
     port.closePort()
@@ -77,7 +95,7 @@ def test_dynamixel_sdk_rejects_a_corrupted_reply(dxl_port):
 @pytest.fixture
 def sts_port(tmp_path):
     sim = start_simulator("feetech", str(tmp_path / "sts"), [1, 2], speed=50000)
-    port = scs.PortHandler(sim.link)
+    port = patient(scs.PortHandler)(sim.link)
     assert port.openPort() and port.setBaudRate(1_000_000)
     yield sim, port, scs.PacketHandler(0)        # 0: STS little-endian
     port.closePort()

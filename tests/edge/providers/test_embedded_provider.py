@@ -116,16 +116,17 @@ def test_a_cut_off_decision_is_an_error_segment_not_a_call(provider):
 
 
 def test_a_grammar_llama_cpp_ignores_falls_back_to_response_format(provider, monkeypatch):
-    """llguidance only logs a schema it cannot compile and decodes unconstrained; we notice."""
+    """llguidance only logs a schema it cannot compile and decodes unconstrained; we notice.
+    Which schemas a build gives up on changes from build to build (the pinned one compiles an unknown
+    ``format``), so the grammar here lets through a reply that is no decision, as an ignored one would."""
     def with_unknown_format(tools, allow_none=True):
         schema = decision_schema(tools, allow_none=allow_none)
         schema["anyOf"][0]["properties"]["params"]["properties"]["text"]["format"] = "no-such-format"
         return schema
     monkeypatch.setattr(embedded, "decision_schema", with_unknown_format)
+    monkeypatch.setattr(embedded, "speech_grammar", lambda *_: '%llguidance {}\nstart: "{\\"nothing\\": 1}"')
     context = ProviderContext(tools=[SPEAK], system=SYSTEM, max_tokens=80)
     response = provider.generate("The user says: hello!", context)
-    if response.metadata["mode"] == "grammar":
-        pytest.skip("this llama.cpp build constrained the schema anyway")
     assert response.metadata["mode"] == "response_format"
     assert response.metadata["finish_reason"] in ("tool_use", "end_turn", "max_tokens")
 

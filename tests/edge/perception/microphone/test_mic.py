@@ -483,9 +483,6 @@ def test_a_microphone_lost_mid_stream_is_reported_reopened_and_the_node_goes_on(
 
 # ------------------------------------------------------------------ WAVs in other formats
 
-SCIPY_WAVS = Path(np.__file__).parent.parent / "scipy" / "io" / "tests" / "data"
-
-
 def float_wav(path: Path, samples: np.ndarray, rate: int, extensible: bool = False) -> Path:
     """A 32-bit IEEE-float WAV, plain (format 3) or WAVE_FORMAT_EXTENSIBLE with the float sub-format."""
     data = samples.astype("<f4").tobytes()
@@ -513,12 +510,21 @@ def test_a_float_wav_at_any_rate_and_channel_count_is_converted(tmp_path, extens
     assert np.max(np.abs(got[200:-200])) == pytest.approx(0.25 * 32767, rel=0.02)
 
 
+def ulaw_wav(path: Path, rate: int = 8000) -> Path:
+    """A G.711 µ-law WAV (format 7, 8-bit mono), as telephony tools write it: a fact chunk, then the data."""
+    data = bytes([0xFF, 0x7F] * (rate // 10))    # 0.1 s of µ-law silence
+    fmt = (7).to_bytes(2, "little") + (1).to_bytes(2, "little") + rate.to_bytes(4, "little") + \
+        rate.to_bytes(4, "little") + (1).to_bytes(2, "little") + (8).to_bytes(2, "little") + (0).to_bytes(2, "little")
+    fact = len(data).to_bytes(4, "little")
+    body = b"WAVE" + b"fmt " + len(fmt).to_bytes(4, "little") + fmt + b"fact" + len(fact).to_bytes(4, "little") + \
+        fact + b"data" + len(data).to_bytes(4, "little") + data
+    path.write_bytes(b"RIFF" + len(body).to_bytes(4, "little") + body)
+    return path
+
+
 def test_a_wav_codec_that_is_not_read_is_named(tmp_path):
-    ulaw = SCIPY_WAVS / "test-8000Hz-le-1ch-1byte-ulaw.wav"
-    if not ulaw.is_file():
-        pytest.skip("scipy's test WAVs not installed")
     with pytest.raises(SourceError, match="µ-law.*convert others"):
-        WavSource(ulaw)
+        WavSource(ulaw_wav(tmp_path / "ulaw.wav"))
 
 
 class Counting:
