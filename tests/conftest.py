@@ -1,4 +1,5 @@
-"""Shared fixtures: a real mosquitto on a free loopback port for each test that asks."""
+"""Shared fixtures (a real mosquitto on a free loopback port for each test that asks), the run's
+verdict on skips (tests/skips_allowed.toml) and the property tests' profile."""
 
 from __future__ import annotations
 
@@ -10,7 +11,8 @@ from hypothesis import HealthCheck, settings
 from edge.runtime.broker import LocalBroker
 from edge.models.store import MODELS_DIR_ENV, default_models_dir
 from skip_allowlist import (  # noqa: F401 (hooks: a skip not on tests/skips_allowed.toml fails the run)
-    pytest_collectreport, pytest_configure, pytest_runtest_logreport, pytest_sessionfinish, pytest_terminal_summary)
+    pytest_addoption, pytest_collectreport, pytest_configure, pytest_runtest_logreport, pytest_sessionfinish,
+    pytest_terminal_summary)
 
 # A deadline or a "too slow" health check is a timing assert, and the suite must pass with both
 # cores busy: property tests judge what the code does, never how fast (timings live in bench/).

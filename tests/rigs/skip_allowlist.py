@@ -81,9 +81,13 @@ _KEY = pytest.StashKey[SkipVerdict]()
 _RUN: list[SkipVerdict] = []    # this process's verdict (the report hooks are given no config)
 
 
+def pytest_addoption(parser: pytest.Parser) -> None:
+    parser.addini("skip_allowlist", "the skips a run may have and still pass", default=str(ALLOWLIST))
+
+
 def pytest_configure(config: pytest.Config) -> None:
     if not hasattr(config, "workerinput"):   # an xdist worker's reports reach the controller
-        config.stash[_KEY] = SkipVerdict(load_allowlist())
+        config.stash[_KEY] = SkipVerdict(load_allowlist(Path(config.getini("skip_allowlist"))))
         _RUN[:] = [config.stash[_KEY]]
 
 
