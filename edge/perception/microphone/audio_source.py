@@ -1,8 +1,9 @@
 """Where the microphone node's audio comes from: a sound device, or a WAV file.
 
 Every source yields ``AudioBlock``s of 16 kHz mono int16, numbered by sample index from
-the start of the stream, with the wall-clock time each block arrived (the node uses it
-to know what was heard while the robot itself was talking).
+the start of the stream, with the time each block arrived from the device (the node uses it
+to know what was heard while the robot itself was talking: on a busy CPU it works through
+blocks up to a second after they arrived, and asks about the moment they were heard).
 
 * ``WavSource``: a file played once at ``speed`` times real time (0: as fast as it can be
   read), resampled to 16 kHz and mixed to mono, then the stream ends.
@@ -21,7 +22,7 @@ import threading
 import time
 import wave
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from types import ModuleType
 from typing import Protocol
@@ -47,6 +48,7 @@ class AudioBlock:
     start_sample: int    # index of samples[0] in the stream
     captured_at: float   # time.time() when the block arrived
     fresh: bool = False  # first block after the device was (re)opened: not continuous with the last
+    arrived: float = field(default_factory=time.monotonic)   # the same moment on the monotonic clock
 
     @property
     def end_sample(self) -> int:
@@ -218,7 +220,7 @@ class _Stream:
         self.stream = sd.RawInputStream(device=device, samplerate=self.rate, channels=self.channels,
                                         dtype="int16", blocksize=frames)
         self.stream.start()
-        self.queue: queue.Queue[np.ndarray | BaseException] = queue.Queue(maxsize=32)
+        self.queue: queue.Queue[tuple[np.ndarray, float, float] | BaseException] = queue.Queue(maxsize=32)
         self.overflows = 0
         self._closing = False
         self._thread = threading.Thread(target=self._read, args=(frames, pace), name="mic-reader", daemon=True)
@@ -253,7 +255,7 @@ class _Stream:
                     ahead = got / self.rate - (time.monotonic() - started)
                     if ahead > 0.05:
                         time.sleep(ahead - 0.05)
-                self.queue.put(samples)
+                self.queue.put((samples, time.time(), time.monotonic()))   # and when it arrived
         except BaseException as exc:  # noqa: BLE001 - handed to the consumer, which decides
             if not self._closing:
                 self.queue.put(exc)
@@ -336,11 +338,11 @@ class SoundDeviceSource:
             log.info("mic.open", source=self.name, rate=stream.rate, channels=stream.channels)
             fresh = position > 0
             try:
-                for block in self._drain(stream, stop):
+                for block, wall, arrived in self._drain(stream, stop):
                     if limit is not None:
                         block = block[:limit - position]
                     if len(block):
-                        yield AudioBlock(block, position, time.time(), fresh)
+                        yield AudioBlock(block, position, wall, fresh, arrived)
                         position += len(block)
                         fresh = False
                     if limit is not None and position >= limit:
@@ -357,7 +359,7 @@ class SoundDeviceSource:
                 stream.close()
         self.on_status("ended" if limit is not None and position >= limit else "stopped")
 
-    def _drain(self, stream: _Stream, stop: threading.Event) -> Iterator[np.ndarray]:
+    def _drain(self, stream: _Stream, stop: threading.Event) -> Iterator[tuple[np.ndarray, float, float]]:
         while not stop.is_set():
             try:
                 item = stream.queue.get(timeout=self.stall_s)
@@ -365,9 +367,10 @@ class SoundDeviceSource:
                 raise _Lost(f"no audio for {self.stall_s:g} s") from None
             if isinstance(item, BaseException):
                 raise _Lost(str(item) or type(item).__name__)
-            out = _mono(item) if stream.resampler is None else stream.resampler.process(_mono(item))
+            samples, wall, arrived = item
+            out = _mono(samples) if stream.resampler is None else stream.resampler.process(_mono(samples))
             if out.size:
-                yield out
+                yield out, wall, arrived
 
     def _wait_retry(self, stop: threading.Event, attempt: int, reason: str) -> bool:
         delay = self.backoff.delay(attempt)

@@ -146,6 +146,7 @@ class BargeIn:
         self._onsets: list[Onset] = []
         self._lock = threading.Lock()
         self.fired = 0
+        self._heard_at: float | None = None   # when the frames being fed arrived (the gate's clock)
 
     def wrap(self, vad: FrameClassifier) -> "TappedVad":
         self.frame_samples = int(getattr(vad, "frame_samples", self.frame_samples))
@@ -190,6 +191,12 @@ class BargeIn:
             if len(self._probe) >= self._probe_frames(self.config.probe_s):
                 self._end_probe()
 
+    def hearing(self, at: float | None) -> None:
+        """The frames fed next arrived at ``at`` (the gate's clock). Whether the robot was talking
+        is asked about then: on a busy CPU the node works up to a second behind the microphone,
+        and asking about "now" counted what was heard before a speak as the robot's sound start."""
+        self._heard_at = at
+
     def take(self) -> Onset | None:
         """The onset fired since the last call, for the node's own bookkeeping (capture thread)."""
         with self._lock:
@@ -199,7 +206,7 @@ class BargeIn:
         c = self.config
         sample = self._frames * self.frame_samples
         self._frames += 1
-        speaking = self.gate.speaking()
+        speaking = self.gate.speaking(at=self._heard_at)
         if not speaking or self._fired_over.issuperset(speaking):
             self._reset()
             if self._probe:      # the sound ended or was talked over before its start was all heard

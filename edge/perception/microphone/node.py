@@ -142,11 +142,13 @@ class MicNode:
                 if block.fresh:  # the device was reopened: what came before has ended
                     self._segments(self.segmenter.flush())
                 self._arrivals.append((block.end_sample, block.captured_at))
-                talking = self.gate.active()
+                talking = self.gate.active(at=block.arrived)   # then, not now: this CPU may be behind
                 if self.wake is not None:   # before the segmenter: a wake word ending an utterance counts
                     self.wake.feed(block.samples, block.start_sample, fresh=block.fresh, robot=talking)
                 if talking:
                     self._marks.add(block.start_sample, block.end_sample)
+                if self.barge_in is not None:
+                    self.barge_in.hearing(block.arrived)
                 self._segments(self.segmenter.feed(block.samples))
                 self._end_finished_turn()
                 if self.barge_in is not None:

@@ -9,6 +9,11 @@ the node forever, so each hold also expires after a time estimated from the text
 
 Code that plays audio in the same process can call ``hold``/``release`` directly. When a
 person talks over the robot (edge/perception/microphone/barge_in.py), ``interrupt`` ends the holds at once.
+
+``speaking(at=...)`` and ``active(at=...)`` answer for a moment in the recent past: on a busy CPU
+the microphone node works through audio up to a second after it arrived, and what it asks is
+whether the robot was talking when that audio was heard, not when it is looked at (asking "now"
+took the robot's first words for the room before it spoke, and the room for the robot after).
 """
 
 from __future__ import annotations
@@ -37,6 +42,9 @@ class SelfVoiceGate:
         self._holds: dict[str, float] = {}  # key -> expiry
         self._quiet_from = 0.0               # end of the last tail
         self._finished: collections.deque[str] = collections.deque(maxlen=256)
+        self._started: dict[str, float] = {}    # key -> when its hold began
+        # the holds that ended, newest last: (began, ended, tail's end, key)
+        self._ended: collections.deque[tuple[float, float, float, str]] = collections.deque(maxlen=64)
 
     def hold(self, key: str, expected_s: float | None = None) -> None:
         """Sound starts (or is about to); it ends at ``release(key)`` or after the expected time."""
@@ -44,21 +52,33 @@ class SelfVoiceGate:
             if key in self._finished:  # its result overtook the action on the way here
                 return
             span = self.max_hold_s if expected_s is None else min(max(expected_s, 0.0), self.max_hold_s)
-            self._holds[key] = self._clock() + span
+            now = self._clock()
+            self._holds[key] = now + span
+            self._started.setdefault(key, now)
 
     def release(self, key: str) -> None:
         with self._lock:
             if key in self._finished and key not in self._holds:
                 return  # already over (talked over, or a repeated result): no second echo tail
             self._finished.append(key)
-            self._holds.pop(key, None)
-            self._quiet_from = max(self._quiet_from, self._clock() + self.tail_s)
+            now = self._clock()
+            self._end(key, now, now + self.tail_s)
+            self._quiet_from = max(self._quiet_from, now + self.tail_s)
 
-    def speaking(self) -> list[str]:
-        """The sounds playing now (their keys), tail excluded: what a person could talk over."""
+    def _end(self, key: str, ended: float, quiet_from: float) -> None:
+        """(lock held) ``key``'s hold is over: kept for questions about the recent past."""
+        self._holds.pop(key, None)
+        self._ended.append((self._started.pop(key, ended), ended, quiet_from, key))
+
+    def speaking(self, at: float | None = None) -> list[str]:
+        """The sounds playing now, or at ``at`` (this gate's clock, in the recent past): their keys,
+        tail excluded: what a person could talk over."""
         now = self._clock()
         with self._lock:
-            return [key for key, expiry in self._holds.items() if expiry > now]
+            if at is None or at >= now:
+                return [key for key, expiry in self._holds.items() if expiry > now]
+            held = [key for key, expiry in self._holds.items() if self._started[key] <= at < expiry]
+            return held + [key for began, ended, _, key in self._ended if began <= at < ended and key not in held]
 
     def interrupt(self) -> list[str]:
         """A person talked over the robot (barge-in): its sound is being cut, so what is heard from
@@ -66,19 +86,25 @@ class SelfVoiceGate:
         with self._lock:
             keys = list(self._holds)
             self._finished.extend(keys)
-            self._holds.clear()
-            self._quiet_from = self._clock()
+            now = self._clock()
+            for key in keys:
+                self._end(key, now, now)
+            self._quiet_from = now
         return keys
 
-    def active(self) -> bool:
-        """True while any sound is held, or within ``tail_s`` after the last one ended."""
+    def active(self, at: float | None = None) -> bool:
+        """True while any sound is held, or within ``tail_s`` after the last one ended; with ``at``,
+        whether that was so then (this gate's clock, in the recent past)."""
         now = self._clock()
         with self._lock:
             for key, expiry in list(self._holds.items()):
                 if expiry <= now:  # no result came: stop waiting for it
-                    del self._holds[key]
+                    self._end(key, expiry, expiry + self.tail_s)
                     self._quiet_from = max(self._quiet_from, expiry + self.tail_s)
-            return bool(self._holds) or now < self._quiet_from
+            if at is None or at >= now:
+                return bool(self._holds) or now < self._quiet_from
+            return any(began <= at for began in self._started.values()) or \
+                any(began <= at < quiet_from for began, _, quiet_from, _ in self._ended)
 
     # -- bus handlers -------------------------------------------------------------------
 

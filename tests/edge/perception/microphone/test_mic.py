@@ -317,6 +317,29 @@ def test_two_speak_actions_hold_until_both_have_ended():
     assert not gate.active()
 
 
+def test_the_gate_answers_for_the_moment_audio_was_heard_not_for_when_a_busy_node_reads_it():
+    """A node a second behind its microphone asks about then: the robot had not begun, was talking,
+    was cut by a person (no tail), or had finished (its echo tail)."""
+    now = [10.0]
+    gate = SelfVoiceGate(tail_s=0.5, clock=lambda: now[0])
+    first, second = (Action(name="speak", params={"message": m}, sender="c") for m in ("hello there", "again"))
+    gate.on_action(first)                                   # at 10.0
+    now[0] = 11.0
+    assert gate.speaking() == [first.id] and gate.speaking(at=9.5) == [] and not gate.active(at=9.5)
+    assert gate.speaking(at=10.5) == [first.id] and gate.active(at=10.5)
+    gate.on_result(ActionResult(id=first.id, name="speak", ok=True, sender="b", started=0, finished=0))
+    now[0] = 12.0
+    assert gate.speaking() == [] and gate.speaking(at=10.9) == [first.id]
+    assert gate.active(at=11.4) and not gate.active(at=11.6)    # the tail, then the room
+    gate.on_action(second)                                  # at 12.0
+    now[0] = 12.5
+    assert gate.interrupt() == [second.id]                  # a person talked over it
+    now[0] = 13.0
+    assert gate.speaking(at=12.2) == [second.id] and gate.speaking(at=12.6) == []
+    assert not gate.active(at=12.6)                         # cut: no echo tail after it
+    assert gate.speaking(at=14.0) == [] and not gate.active(at=14.0)   # "later than now" is now
+
+
 # ------------------------------------------------------------------------------ bad input
 
 
