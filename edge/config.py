@@ -48,6 +48,14 @@ def tts_arg(text: str) -> str:
     return text
 
 
+def names_arg(text: str) -> tuple[str, ...]:
+    """``robot.lan, robot.example``: a comma-separated list of host names or web origins."""
+    names = tuple(item.strip() for item in text.split(",") if item.strip())
+    if any(" " in name for name in names):
+        raise argparse.ArgumentTypeError(f"{text!r}: separate the names with commas, not spaces")
+    return names
+
+
 TTS_ENGINES = ("piper", "espeak", "none")
 SERVO_KEYS = ("joints", "kinematics", "servo")
 _NODE_ID_HELP = "the node's id, its retained status/ID"
@@ -147,7 +155,22 @@ class MicSection:
 
 
 @dataclass
-class GatewaySection:
+class ServiceAccess:
+    """Whom the HTTP services (gateway, registry, MCP server) accept besides this machine
+    (edge/services/access.py); older versions read these from COMPANION_ALLOWED_HOSTS,
+    COMPANION_ALLOWED_ORIGINS and COMPANION_TOKEN_ON_LOOPBACK."""
+
+    allowed_hosts: tuple[str, ...] = setting((), flag="--allowed-hosts", parse=names_arg, metavar="NAME,...",
+                                             help="host names it answers to besides IP addresses, localhost "
+                                                  "and this machine's own")
+    allowed_origins: tuple[str, ...] = setting((), flag="--allowed-origins", parse=names_arg, metavar="ORIGIN,...",
+                                               help="web pages allowed to call it, e.g. http://dashboard.lan:8080")
+    token_on_loopback: bool = setting(False, kind=bool, flag="--token-on-loopback",
+                                      help="want the token from clients on this machine too (a reverse proxy here)")
+
+
+@dataclass
+class GatewaySection(ServiceAccess):
     host: str = setting("127.0.0.1", flag="--host", help="address to listen on")
     port: int | None = setting(kind=int, flag="--port", parse=bounded(int, 0, 65535, "8765"),
                                help="port to listen on (default 8765)")
@@ -157,7 +180,7 @@ class GatewaySection:
 
 
 @dataclass
-class RegistrySection:
+class RegistrySection(ServiceAccess):
     host: str = setting("127.0.0.1", flag="--host", help="address to listen on")
     port: int | None = setting(kind=int, flag="--port", parse=bounded(int, 0, 65535, "8700"),
                                help="port to listen on (default 8700)")
@@ -165,7 +188,7 @@ class RegistrySection:
 
 
 @dataclass
-class McpSection:
+class McpSection(ServiceAccess):
     host: str = setting("127.0.0.1", flag="--host", help="address to listen on")
     port: int | None = setting(kind=int, flag="--port", parse=bounded(int, 0, 65535, "8780"),
                                help="port to listen on (default 8780)")

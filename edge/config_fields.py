@@ -71,7 +71,7 @@ def add_flags(parser: argparse.ArgumentParser | Any, sections: Iterable[tuple[st
     """Every section's flags on one parser (``companion run`` takes any kind's); a flag two kinds
     share (``--source``, ``--port``) is added once, its help naming each kind. An absent flag is
     None, so only what was typed overrides the file."""
-    merged: dict[tuple[str, ...], tuple[dataclasses.Field[Any], list[str]]] = {}
+    merged: dict[tuple[str, ...], tuple[dataclasses.Field[Any], dict[str, list[str]]]] = {}   # help -> kinds
     for name, cls in sections:
         for field in settings_of(cls):
             flag = field.metadata["flag"]
@@ -80,16 +80,17 @@ def add_flags(parser: argparse.ArgumentParser | Any, sections: Iterable[tuple[st
             if flag in merged:
                 if merged[flag][0].name != field.name:
                     raise ValueError(f"{flag} stands for {merged[flag][0].name} and {field.name}")
-                merged[flag][1].append(f"{name}: {field.metadata['help']}")
             else:
-                merged[flag] = (field, [f"{name}: {field.metadata['help']}"])
+                merged[flag] = (field, {})
+            merged[flag][1].setdefault(field.metadata["help"], []).append(name)
     for flags, (field, helps) in merged.items():
         meta = field.metadata
+        text = "; ".join(f"{', '.join(kinds)}: {help}" for help, kinds in helps.items())
         if meta["kind"] is bool:
-            parser.add_argument(*flags, dest=field.name, action="store_true", default=None, help="; ".join(helps))
+            parser.add_argument(*flags, dest=field.name, action="store_true", default=None, help=text)
         else:
             parser.add_argument(*flags, dest=field.name, type=meta["parse"] or _text(meta["kind"]), default=None,
-                                metavar=meta["metavar"], help="; ".join(helps))
+                                metavar=meta["metavar"], help=text)
 
 
 def overlay(section: T, args: argparse.Namespace | None) -> T:

@@ -10,13 +10,13 @@ starts it alone.
 
 from __future__ import annotations
 
-import os
 import tempfile
 import threading
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from edge import environment
 from edge.config import ConfigError, Settings
 from edge.log import get_logger
 from edge.protocol.companion import Companion, load_companion
@@ -177,7 +177,8 @@ def registry(stack: "Stack") -> NodeThread:
 
     def run(stop: threading.Event, ready: threading.Event) -> int:
         return service.serve(sources, host=section.host, port=section.port if section.port is not None
-                             else service.DEFAULT_PORT, broker=s.broker, namespace=s.namespace, ready=ready, stop=stop)
+                             else service.DEFAULT_PORT, broker=s.broker, namespace=s.namespace, ready=ready, stop=stop,
+                             access=section)
     return NodeThread("registry", run)
 
 
@@ -185,9 +186,11 @@ def gateway(stack: "Stack") -> NodeThread:
     s, section = stack.settings, stack.settings.section("gateway")
     from edge.services import gateway as service
 
-    token = section.token or os.environ.get("COMPANION_GATEWAY_TOKEN") or None
+    token = section.token or environment.value("COMPANION_GATEWAY_TOKEN")
     config = service.GatewayConfig(host=section.host, token=token,
-                                   port=section.port if section.port is not None else service.DEFAULT_PORT)
+                                   port=section.port if section.port is not None else service.DEFAULT_PORT,
+                                   allowed_hosts=section.allowed_hosts, allowed_origins=section.allowed_origins,
+                                   token_on_loopback=section.token_on_loopback or None)
 
     def run(stop: threading.Event, ready: threading.Event) -> int:
         return service.serve(s.broker, namespace=s.namespace, companions=stack.companions, config=config,
@@ -208,7 +211,8 @@ def mcp(stack: "Stack") -> NodeThread:
     def run(stop: threading.Event, ready: threading.Event) -> int:
         return service.serve(served, s.broker, namespace=s.namespace, host=section.host,
                              port=section.port if section.port is not None else service.DEFAULT_PORT,
-                             result_timeout_s=s.result_timeout_s, node_id=section.node_id, ready=ready, stop=stop)
+                             result_timeout_s=s.result_timeout_s, node_id=section.node_id, ready=ready, stop=stop,
+                             access=section)
     return NodeThread("mcp", run)
 
 

@@ -151,21 +151,20 @@ companion_env() {
 # After a change: sudo systemctl restart companion.target
 
 # bearer tokens (generated at install): clients on other machines must send them; clients on
-# this machine may (docs/gateway.md, docs/mcp.md). COMPANION_TOKEN_ON_LOOPBACK=1 requires them
-# from local clients too (e.g. behind a reverse proxy on this machine).
+# this machine may (docs/gateway.md, docs/mcp.md; token_on_loopback = true in robot.toml's
+# [gateway] requires them from local clients too, e.g. behind a reverse proxy on this machine).
 COMPANION_GATEWAY_TOKEN=$(new_token)
 COMPANION_MCP_TOKEN=$(new_token)
 # COMPANION_REGISTRY_TOKEN=            # the registry is read-only and open unless you set one
-# COMPANION_ALLOWED_HOSTS=robot.example.lan   # names besides IP addresses, localhost and this host's own
-# COMPANION_ALLOWED_ORIGINS=http://dashboard.lan:8080   # web pages allowed to call the services
 
 # remote LLM providers, when robot.toml's [brain] provider names one
 # OPENAI_API_KEY=
 # ANTHROPIC_API_KEY=
 # GEMINI_API_KEY=
 
-# Settings (the camera's source, the gateway's host and port ...) are in robot.toml, beside this
-# file: [camera], [mic], [gateway] ... (docs/configuration.md). This file holds secrets only.
+# Settings (the camera's source, the gateway's host, port and allowed_hosts ...) are in
+# robot.toml, beside this file: [camera], [mic], [gateway] ... (docs/configuration.md).
+# This file holds secrets only.
 EOF
 }
 

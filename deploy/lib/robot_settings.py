@@ -8,6 +8,8 @@ old unit line passed, so an upgraded robot keeps doing what it did:
 
 - a variable set in companion.env: its value (what ran) goes over robot.toml's key, and its
   line in companion.env is commented out with a note saying where it went;
+- the HTTP services' COMPANION_ALLOWED_HOSTS, _ALLOWED_ORIGINS and COMPANION_TOKEN_ON_LOOPBACK
+  (still honoured, with a warning) likewise go to each installed service's section;
 - a unit's own old default, where the node has none (the camera's source 0, the microphone's
   ``default``, the registry's folder, the MCP server's companion): only when robot.toml lacks it.
 
@@ -28,7 +30,7 @@ from pathlib import Path
 
 from edge.config import NODE_SECTIONS, ConfigError
 from edge.config_fields import read_section, settings_of
-from edge.environment import LEGACY_UNIT_VARIABLES, env_file_values
+from edge.environment import LEGACY_UNIT_VARIABLES, SERVICE_ACCESS_VARIABLES, TRUE_WORDS, env_file_values
 
 # What the old units passed when companion.env said nothing, for keys the node has no default of
 # its own for (the other old defaults - detector haar,hog, host 127.0.0.1, the ports - are the
@@ -119,6 +121,14 @@ def migrate(robot_text: str, env_text: str, units: list[str]) -> tuple[str, str,
             for key, text in texts.items():
                 values[key] = toml_value(kind, key, text)
             moved[variable] = f"robot.toml [{kind}] {', '.join(texts)}"
+        for variable, key in SERVICE_ACCESS_VARIABLES.items():   # each HTTP service read these
+            if kind == "camera" or kind == "mic" or not env.get(variable, "").strip():
+                continue
+            if key != "token_on_loopback":
+                values[key] = toml_value(kind, key, env[variable].strip())
+            elif env[variable].strip().lower() in TRUE_WORDS:
+                values[key] = "true"
+            moved[variable] = f"robot.toml {key} of each HTTP service"
         for key, text in UNIT_DEFAULTS.get(kind, {}).items():
             if key not in present and key not in values:
                 values[key] = toml_value(kind, key, text)

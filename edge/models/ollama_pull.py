@@ -8,9 +8,9 @@ that names the server and what to do.
 
 from __future__ import annotations
 
-import os
 from typing import TYPE_CHECKING, Callable, TextIO
 
+from edge import environment
 from edge.models.progress import Progress
 
 if TYPE_CHECKING:
@@ -25,7 +25,7 @@ class OllamaPullError(RuntimeError):
 
 
 def ollama_host(host: str | None = None) -> str:
-    return host or os.environ.get("OLLAMA_HOST") or DEFAULT_HOST
+    return host or environment.value("OLLAMA_HOST") or DEFAULT_HOST
 
 
 def _client(host: str | None, timeout: httpx.Timeout):

@@ -20,6 +20,7 @@ import time
 from pathlib import Path
 from typing import Any, Callable
 
+from edge import environment
 from edge.log import get_logger
 
 log = get_logger(__name__)
@@ -32,10 +33,10 @@ _CHUNK = 1 << 20
 def default_models_dir() -> Path:
     """``$COMPANION_MODELS_DIR``, else ``$XDG_DATA_HOME/companion-edge/models``
     (``~/.local/share/companion-edge/models``)."""
-    env = os.environ.get(MODELS_DIR_ENV)
+    env = environment.value(MODELS_DIR_ENV)
     if env:
         return Path(env).expanduser()
-    data_home = os.environ.get("XDG_DATA_HOME") or str(Path.home() / ".local" / "share")
+    data_home = environment.value("XDG_DATA_HOME") or str(Path.home() / ".local" / "share")
     return Path(data_home).expanduser() / "companion-edge" / "models"
 
 

@@ -25,7 +25,6 @@ from __future__ import annotations
 
 import copy
 import json
-import os
 import threading
 import time
 import uuid
@@ -37,6 +36,7 @@ import httpx
 import ollama
 import pydantic
 
+from edge import environment
 from edge.providers.base import (Message, ProviderContext, ProviderError, ProviderResponse, Tool)
 from edge.providers.decision import NO_ACTION, decision_prompt, decision_schema, parse_decision
 from edge.providers.errors import code_for_status, parse_retry_after
@@ -72,8 +72,8 @@ class OllamaProvider:
                  timeout_s: float = 60.0, structured: bool = False, temperature: float | None = None,
                  max_tokens: int | None = None):
         self.model = model
-        self.host = base_url or os.environ.get(HOST_ENV) or DEFAULT_HOST
-        self.api_key = api_key or os.environ.get(API_KEY_ENV) or None
+        self.host = base_url or environment.value(HOST_ENV) or DEFAULT_HOST
+        self.api_key = api_key or environment.value(API_KEY_ENV)
         self.timeout_s = timeout_s
         self.structured = structured
         self.temperature = temperature

@@ -21,12 +21,12 @@ Choices worth knowing (docs/providers/openai.md has the full table):
 from __future__ import annotations
 
 import json
-import os
 import time
 import uuid
 from typing import Any, Iterable, Iterator
 from urllib.parse import urlparse
 
+from edge import environment
 from edge.providers.base import ContentSegment, Message, ProviderContext, ProviderError, ProviderResponse, Tool
 from edge.providers.decision import NO_ACTION, decision_prompt, decision_schema, parse_decision
 from edge.providers.events import (Metadata, PartialContentDelta, PartialToolCall, StreamEnd, StreamEvent,
@@ -55,17 +55,17 @@ class OpenAIProvider:
                  max_tokens: int | None = None):
         self.model = model
         self.name = f"openai:{model}"
-        self.base_url = (base_url or os.environ.get(BASE_URL_ENV) or OFFICIAL_BASE_URL).rstrip("/")
+        self.base_url = (base_url or environment.value(BASE_URL_ENV) or OFFICIAL_BASE_URL).rstrip("/")
         self.official = urlparse(self.base_url).hostname == OFFICIAL_HOST
-        self.api_key = api_key if api_key is not None else os.environ.get(API_KEY_ENV) or None
+        self.api_key = api_key if api_key is not None else environment.value(API_KEY_ENV)
         self.structured = structured
         self.temperature = temperature
         self.max_tokens = max_tokens
         self.timeout_s = timeout_s
         headers = {"Authorization": f"Bearer {self.api_key}"} if self.api_key else {}
         for env, header in ((ORG_ENV, "OpenAI-Organization"), (PROJECT_ENV, "OpenAI-Project")):
-            if os.environ.get(env):
-                headers[header] = os.environ[env]
+            if (text := environment.value(env)) is not None:
+                headers[header] = text
         self.api = OpenAIHttpApi(self.name, self.base_url, headers, timeout_s)
 
     # -- the contract --------------------------------------------------------------------

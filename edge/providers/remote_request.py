@@ -17,11 +17,11 @@ environment variable) while a custom URL (a proxy, a local gateway) may go witho
 
 from __future__ import annotations
 
-import os
 import threading
 from dataclasses import dataclass, field
 from typing import Literal, Sequence, TypeVar
 
+from edge import environment
 from edge.providers.base import ProviderContext, ProviderError
 
 TOOL_RESULT_PREFIX = "Tool result: "
@@ -70,7 +70,7 @@ def api_key(explicit: str | None, env_vars: Sequence[str], official_host: bool, 
     if explicit:
         return explicit
     for name in env_vars:
-        value = os.environ.get(name, "").strip()
+        value = environment.value(name)
         if value:
             return value
     if official_host:

@@ -34,13 +34,13 @@ from __future__ import annotations
 import functools
 import json
 import math
-import os
 import re
 import unicodedata
 from collections import Counter
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any, Protocol, runtime_checkable
 
+from edge import environment
 from edge.log import get_logger
 from edge.providers.base import Tool
 
@@ -328,7 +328,7 @@ def default_ranker() -> Ranker:
     process and logged: ONNX embeddings when available, else BM25."""
     global _default
     if _default is None:
-        _default = pick_ranker(os.environ.get(RETRIEVAL_ENV, "auto").strip().lower() or "auto")
+        _default = pick_ranker((environment.value(RETRIEVAL_ENV) or "auto").lower())
         log.info("retrieval.ranker", kind="bm25" if _default is DEFAULT_RANKER else "onnx",
                  model=str(getattr(_default, "model_path", "")) or None)
     return _default

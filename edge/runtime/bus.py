@@ -19,7 +19,6 @@ What a node gets from ``Bus`` without thinking about it:
 
 from __future__ import annotations
 
-import os
 import socket
 import threading
 import time
@@ -28,6 +27,7 @@ from typing import Any, Callable
 import paho.mqtt.client as mqtt
 from paho.mqtt.enums import CallbackAPIVersion
 
+from edge import environment
 from edge.runtime.broker import BrokerAddress
 from edge.log import get_logger
 from edge.protocol.payloads import NodeState, Payload, Status
@@ -93,11 +93,11 @@ class Bus:
         """A broker with accounts (deploy/mosquitto/lan.conf): each node's systemd unit puts its
         COMPANION_MQTT_PASSWORD in the environment (the user name, COMPANION_MQTT_USERNAME,
         defaults to the client id: one account per node), and a CA file for TLS in _CAFILE."""
-        password = os.environ.get("COMPANION_MQTT_PASSWORD")
-        user = os.environ.get("COMPANION_MQTT_USERNAME") or (self.client_id if password else None)
+        password = environment.value("COMPANION_MQTT_PASSWORD")
+        user = environment.value("COMPANION_MQTT_USERNAME") or (self.client_id if password else None)
         if user:
             self.client.username_pw_set(user, password)
-        cafile = os.environ.get("COMPANION_MQTT_CAFILE")
+        cafile = environment.value("COMPANION_MQTT_CAFILE")
         if cafile:
             self.client.tls_set(ca_certs=cafile)
 

@@ -23,12 +23,12 @@ from __future__ import annotations
 
 import hmac
 import ipaddress
-import os
 import socket
 from dataclasses import dataclass, field
-from typing import Any, Awaitable, Callable, Iterable, Mapping, MutableMapping, Sequence
+from typing import Any, Awaitable, Callable, Iterable, Mapping, MutableMapping, Protocol, Sequence
 from urllib.parse import parse_qs, urlsplit
 
+from edge import environment
 from edge.log import get_logger
 from edge.services.wire import clip, encode_json, excerpt
 
@@ -51,7 +51,25 @@ def default_error_body(status: int, message: str, reason: str) -> dict[str, Any]
 
 
 def _split_env(name: str) -> tuple[str, ...]:
-    return tuple(item.strip() for item in os.environ.get(name, "").split(",") if item.strip())
+    """An older version's comma-separated list from the environment (with its deprecation warning)."""
+    return tuple(item.strip() for item in (environment.deprecated(name) or "").split(",") if item.strip())
+
+
+class AccessKeys(Protocol):
+    """A service's section of robot.toml, as far as access goes (edge/config.py ``ServiceAccess``)."""
+
+    allowed_hosts: tuple[str, ...]
+    allowed_origins: tuple[str, ...]
+    token_on_loopback: bool
+
+
+def policy_keys(access: AccessKeys | None) -> dict[str, Any]:
+    """``AccessPolicy.build``'s hosts, origins and token_on_loopback from a service's section of
+    robot.toml (an unset token_on_loopback leaves it to the older environment variable)."""
+    if access is None:
+        return {}
+    return {"hosts": access.allowed_hosts, "origins": access.allowed_origins,
+            "token_on_loopback": access.token_on_loopback or None}
 
 
 @dataclass(frozen=True)
@@ -69,14 +87,15 @@ class AccessPolicy:
     def build(cls, service: str, token: str | None = None, *, hosts: Iterable[str] = (),
               origins: Iterable[str] = (), token_required_off_loopback: bool = True,
               token_on_loopback: bool | None = None) -> "AccessPolicy":
-        """A policy with this machine's names allowed, plus ``COMPANION_ALLOWED_HOSTS`` and
-        ``COMPANION_ALLOWED_ORIGINS`` (comma-separated) from the environment."""
+        """A policy with this machine's names allowed, plus ``hosts`` and ``origins`` (robot.toml's
+        ``allowed_hosts``, ``allowed_origins``) and, from older versions, ``COMPANION_ALLOWED_HOSTS``
+        and ``COMPANION_ALLOWED_ORIGINS`` in the environment (still added, with a warning)."""
         names = {socket.gethostname().lower()}
         names.add(f"{socket.gethostname().split('.')[0].lower()}.local")
         names.update(h.lower() for h in (*hosts, *_split_env("COMPANION_ALLOWED_HOSTS")))
         allowed_origins = {o.rstrip("/").lower() for o in (*origins, *_split_env("COMPANION_ALLOWED_ORIGINS"))}
         if token_on_loopback is None:
-            token_on_loopback = os.environ.get("COMPANION_TOKEN_ON_LOOPBACK", "") in ("1", "true", "yes")
+            token_on_loopback = environment.deprecated("COMPANION_TOKEN_ON_LOOPBACK") in environment.TRUE_WORDS
         return cls(token=token or None, token_required_off_loopback=token_required_off_loopback,
                    token_on_loopback=token_on_loopback, allowed_hosts=frozenset(names),
                    allowed_origins=frozenset(allowed_origins), service=service)
@@ -92,7 +111,7 @@ class AccessPolicy:
         if name in LOOPBACK_NAMES or name in self.allowed_hosts or _is_ip(name):
             return None
         return 403, "host", (f"Host {excerpt(name)} is not a name of this {self.service} (a DNS-rebinding guard); "
-                             "use its IP address or localhost, or add the name to COMPANION_ALLOWED_HOSTS")
+                             "use its IP address or localhost, or add the name to allowed_hosts in robot.toml")
 
     def check_origin(self, origin: str | None, host_header: str | None, scheme: str) -> tuple[int, str, str] | None:
         if origin is None:
@@ -104,7 +123,7 @@ class AccessPolicy:
         if normalized != "null" and host_header and _same_origin(normalized, own):
             return None
         return 403, "origin", (f"Origin {excerpt(origin)} may not use this {self.service} (a cross-site guard); "
-                               "add it to COMPANION_ALLOWED_ORIGINS to allow that web page")
+                               "add it to allowed_origins in robot.toml to allow that web page")
 
     def check_token(self, client: tuple[str, int] | None, headers: Mapping[str, str],
                     query: str) -> tuple[int, str, str] | None:

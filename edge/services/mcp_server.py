@@ -25,7 +25,6 @@ becomes a tool argument. Error texts quote at most a short excerpt of a bad valu
 from __future__ import annotations
 
 import json
-import os
 import threading
 from pathlib import Path
 from typing import Any
@@ -36,6 +35,7 @@ from mcp.server.context import ServerRequestContext
 from mcp.server.transport_security import TransportSecuritySettings
 from mcp.shared.exceptions import MCPError
 
+from edge import environment
 from edge.runtime.broker import BrokerAddress
 from edge.runtime.bus import Bus
 from edge.paths import DEFAULT_COMPANION
@@ -47,7 +47,7 @@ from edge.protocol.companion import ActionSpec, Companion, Problem, load_compani
 from edge.protocol.payloads import Action, ActionResult
 from edge.runtime.action_client import ActionClient
 from edge.runtime.node import Node
-from edge.services.access import ASGIApp, AccessPolicy
+from edge.services.access import ASGIApp, AccessKeys, AccessPolicy, policy_keys
 from edge.services.connection_limits import ConnectionLimits
 from edge.services.http_server import HttpServer, serve_forever
 from edge.services.json_body import StrictJsonBody
@@ -238,10 +238,14 @@ class BodyMcpServer:
         return StrictJsonBody(app, MAX_BODY_BYTES, (MCP_PATH,))
 
 
-def mcp_policy(token: str | None = None, token_on_loopback: bool | None = None) -> AccessPolicy:
+def mcp_policy(token: str | None = None, token_on_loopback: bool | None = None,
+               access: AccessKeys | None = None) -> AccessPolicy:
     """Host/Origin checks; the token (argument or COMPANION_MCP_TOKEN) is required off loopback."""
-    token = token or os.environ.get("COMPANION_MCP_TOKEN") or None
-    return AccessPolicy.build("mcp", token, token_on_loopback=token_on_loopback)
+    token = token or environment.value("COMPANION_MCP_TOKEN")
+    keys = policy_keys(access)
+    if token_on_loopback is not None:
+        keys["token_on_loopback"] = token_on_loopback
+    return AccessPolicy.build("mcp", token, **keys)
 
 
 def start(companion: Companion, bus: Bus, host: str = "127.0.0.1", port: int = 0,
@@ -259,7 +263,7 @@ def serve(companion: str | Path = DEFAULT_COMPANION, broker: BrokerAddress | str
           namespace: str | None = None, host: str = "127.0.0.1", port: int = DEFAULT_PORT,
           result_timeout_s: float = 60.0, ready: threading.Event | None = None,
           stop: threading.Event | None = None, broker_timeout_s: float = 60.0, node_id: str | None = None,
-          token: str | None = None) -> int:
+          token: str | None = None, access: AccessKeys | None = None) -> int:
     """``companion run mcp``: serve until SIGINT/SIGTERM or ``stop``; ``node_id`` defaults to mcp-<companion id>.
 
     ``token`` (default: COMPANION_MCP_TOKEN) is required from clients off loopback; without
@@ -283,7 +287,7 @@ def serve(companion: str | Path = DEFAULT_COMPANION, broker: BrokerAddress | str
                   f"broker {address})", flush=True)
 
         serve_forever(body.asgi_app(host), host, port, node.stop_event, name="mcp", ready=ready, on_ready=announce,
-                      policy=mcp_policy(token))
+                      policy=mcp_policy(token, access=access))
         return 0
 
     return body.node.run(main, stop=stop, timeout=broker_timeout_s)

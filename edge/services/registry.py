@@ -29,6 +29,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse
 from starlette.routing import Route
 
+from edge import environment
 from edge.runtime.broker import BrokerAddress, broker_answers
 from edge.runtime.bus import Bus
 from edge.log import get_logger
@@ -36,7 +37,7 @@ from edge.paths import COMPANIONS_DIR
 from edge.protocol.companion import format_problem
 from edge.runtime.node import Node
 from edge.runtime.transport import TransportError
-from edge.services.access import AccessPolicy
+from edge.services.access import AccessKeys, AccessPolicy, policy_keys
 from edge.services.catalog import Catalog, normalize_id, shown
 from edge.services.connection_limits import ConnectionLimits
 from edge.services.http_server import HttpServer, serve_forever
@@ -58,10 +59,10 @@ def _guard_error(status: int, message: str, reason: str) -> dict[str, str]:
     return {"error": message, "reason": reason}
 
 
-def registry_policy(token: str | None = None) -> AccessPolicy:
+def registry_policy(token: str | None = None, access: AccessKeys | None = None) -> AccessPolicy:
     """Host/Origin checks always; the token (argument or COMPANION_REGISTRY_TOKEN) only when set."""
-    token = token or os.environ.get("COMPANION_REGISTRY_TOKEN") or None
-    return AccessPolicy.build("registry", token, token_required_off_loopback=token is not None)
+    token = token or environment.value("COMPANION_REGISTRY_TOKEN")
+    return AccessPolicy.build("registry", token, token_required_off_loopback=token is not None, **policy_keys(access))
 
 
 def create_app(catalog: Catalog) -> Starlette:
@@ -187,13 +188,14 @@ def serve(sources: Iterable[str | os.PathLike] | None = None, host: str = DEFAUL
           broker: BrokerAddress | str | None = None, namespace: str | None = None,
           ready: threading.Event | None = None, stop: threading.Event | None = None,
           on_ready: Callable[[str], None] | None = None, min_interval: float = 0.5,
-          token: str | None = None, limits: ConnectionLimits | None = None) -> int:
+          token: str | None = None, limits: ConnectionLimits | None = None, access: AccessKeys | None = None) -> int:
     """``companion run registry``: serve until SIGINT/SIGTERM or ``stop``; returns the exit code.
 
     ``sources``: companion folders and/or files (default: the shipped ``companions/``).
     ``broker``: publish ``status/registry`` there once it answers; None: no MQTT at all.
     ``on_ready`` gets the base URL (useful with port 0); ``min_interval``: seconds between disk checks.
     ``token``: required from clients off loopback (default: COMPANION_REGISTRY_TOKEN; none: open).
+    ``access``: robot.toml's allowed_hosts, allowed_origins and token_on_loopback ([registry]).
     Raises FileNotFoundError for a missing source and OSError when the port is taken.
     """
     catalog = Catalog(check_sources(sources or [COMPANIONS_DIR]), min_interval=min_interval)
@@ -213,7 +215,7 @@ def serve(sources: Iterable[str | os.PathLike] | None = None, host: str = DEFAUL
 
     try:
         serve_forever(create_app(catalog), host, port, stop, name="registry", ready=ready, on_ready=started,
-                      policy=registry_policy(token), limits=limits, error_body=_guard_error)
+                      policy=registry_policy(token, access), limits=limits, error_body=_guard_error)
     finally:
         for a in announcer:
             a.close()

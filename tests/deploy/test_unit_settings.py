@@ -61,6 +61,15 @@ def test_the_camera_unit_runs_the_source_robot_toml_names(broker, tmp_path):
     assert run.perceptions and {p.sender for p in run.perceptions} == {"camera-hallway"}
 
 
+def test_a_flag_still_overrides_robot_toml_for_one_run(tmp_path):
+    from edge.cli import build_parser, settings_from
+    robot = tmp_path / "robot.toml"
+    robot.write_text('[camera]\nsource = "/dev/video2"\ndetector = "hog"\n')
+    args = build_parser().parse_args(["run", "camera", "--config", str(robot), "--source", "clip.mp4"])
+    camera = settings_from(args).section("camera")
+    assert (camera.source, camera.detector) == ("clip.mp4", "hog")
+
+
 # -- moving an older install's companion.env into robot.toml ---------------------------------------
 
 SHIPPED = (DEPLOY / "robot.example.toml").read_text().replace('"../companions/', '"companions/')
@@ -137,3 +146,16 @@ def test_a_bad_value_stops_with_the_file_and_key_named(tmp_path, capsys):
                                 "camera"])
     assert code == 2
     assert f"robot settings: {tmp_path / 'robot.toml'}: camera.fps:" in capsys.readouterr().err
+
+
+def test_the_services_access_variables_move_to_each_installed_service(tmp_path):
+    env = "COMPANION_ALLOWED_HOSTS=robot.lan,robot.example\nCOMPANION_TOKEN_ON_LOOPBACK=1\n"
+    robot, new_env, _ = written(tmp_path, SHIPPED, env, ["registry", "body", "brain", "gateway"])
+    (tmp_path / "robot.toml").write_text(robot)
+    settings = load_toml(tmp_path / "robot.toml")
+    for kind in ("gateway", "registry"):
+        assert settings.section(kind).allowed_hosts == ("robot.lan", "robot.example")
+        assert settings.section(kind).token_on_loopback is True
+    assert "mcp" not in tomllib.loads(robot)
+    assert "# moved to robot.toml allowed_hosts of each HTTP service by install.sh: " \
+           "COMPANION_ALLOWED_HOSTS=robot.lan,robot.example\n" in new_env

@@ -10,7 +10,6 @@ capture thread's job (``edge.perception.camera.capture``).
 
 from __future__ import annotations
 
-import os
 import re
 import sys
 from dataclasses import dataclass
@@ -18,6 +17,8 @@ from pathlib import Path
 from typing import Any, Callable, Literal
 
 import numpy as np
+
+from edge import environment
 
 IMAGE_SUFFIXES = (".jpg", ".jpeg", ".png", ".bmp", ".webp", ".tif", ".tiff", ".ppm", ".pgm")
 
@@ -82,7 +83,7 @@ def _quiet_opencv(cv2: Any) -> None:
     """OpenCV's own WARN lines repeat what our status and log already say, once per retry;
     keep its errors. ``OPENCV_LOG_LEVEL`` set by the user wins."""
     logging = getattr(getattr(cv2, "utils", None), "logging", None)
-    if "OPENCV_LOG_LEVEL" not in os.environ and logging is not None:
+    if not environment.is_set("OPENCV_LOG_LEVEL") and logging is not None:
         logging.setLogLevel(logging.LOG_LEVEL_ERROR)
 
 

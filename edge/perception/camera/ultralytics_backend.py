@@ -20,12 +20,12 @@ it up front so the mismatch is a clear error when the model loads.
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
+from edge import environment
 from edge.log import get_logger
 from edge.perception.camera.detectors import Detection, DetectorError, check_frame
 from edge.perception.camera.yolo import last_line, parse_names
@@ -42,8 +42,8 @@ class UltralyticsMissing(DetectorError):
 
 def load_ultralytics() -> Any:
     """The ``ultralytics.YOLO`` class, configured for a robot; UltralyticsMissing says how to fix."""
-    os.environ.setdefault("YOLO_OFFLINE", "1")     # no online checks, no pip installs at run time
-    os.environ.setdefault("YOLO_VERBOSE", "False")
+    environment.set_default("YOLO_OFFLINE", "1")     # no online checks, no pip installs at run time
+    environment.set_default("YOLO_VERBOSE", "False")
     try:
         import torch  # noqa: F401
     except ImportError:
