@@ -16,7 +16,9 @@ old unit line passed, so an upgraded robot keeps doing what it did:
 Run with the installed venv's Python (it checks the result with ``edge.config``, as the node
 will read it). Writes the new robot.toml and companion.env to ``--robot-out``/``--env-out``
 (the same text when nothing moved) and prints one ``info|warn<TAB>message`` line per change.
-Exit status 2 with the reason on stderr when the result would not load.
+A value that is no good setting stays in companion.env, and a robot.toml with a mistake of its
+own is left as it was (step 9 names the mistake for each unit it keeps off): each is a ``warn``
+line naming the file and key. Exit status 2 only when a file cannot be read or written.
 """
 
 from __future__ import annotations
@@ -26,6 +28,7 @@ import json
 import re
 import sys
 import tomllib
+from collections.abc import Iterator
 from pathlib import Path
 
 from edge.config import NODE_SECTIONS, ConfigError
@@ -103,32 +106,22 @@ def section_keys(robot_text: str, kind: str) -> set[str]:
 
 
 def migrate(robot_text: str, env_text: str, units: list[str]) -> tuple[str, str, list[tuple[str, str]]]:
-    """New robot.toml and companion.env texts, and what was done (``(info|warn, message)``)."""
+    """New robot.toml and companion.env texts, and what was done (``(info|warn, message)``).
+    A variable whose value is no good setting stays in companion.env, named in a warning."""
     env = env_file_values(env_text)
     notes: list[tuple[str, str]] = []
     moved: dict[str, str] = {}       # variable -> where it went
     for kind in (k for k in ("registry", "mcp", "gateway", "camera", "mic") if k in units):
         present = section_keys(robot_text, kind)
         values: dict[str, str] = {}
-        for variable, (owner, key) in LEGACY_UNIT_VARIABLES.items():
-            if owner != kind or not env.get(variable, "").strip():
+        for variable, texts, where in _old_settings(kind, env, notes):
+            try:
+                values.update(_checked(kind, texts, variable))
+            except ConfigError as exc:
+                notes.append(("warn", f"{exc}: left in companion.env, and nothing reads it now; fix it, or set "
+                                      f"the key in robot.toml (docs/configuration.md)"))
                 continue
-            texts, unknown = ({key: env[variable].strip()}, []) if key else flag_texts(kind, env[variable].split())
-            if unknown:
-                notes.append(("warn", f"companion.env: {variable} has {' '.join(unknown)}, which is no [{kind}] "
-                                      f"setting: left there, and the unit no longer passes it (docs/configuration.md)"))
-                continue
-            for key, text in texts.items():
-                values[key] = toml_value(kind, key, text)
-            moved[variable] = f"robot.toml [{kind}] {', '.join(texts)}"
-        for variable, key in SERVICE_ACCESS_VARIABLES.items():   # each HTTP service read these
-            if kind == "camera" or kind == "mic" or not env.get(variable, "").strip():
-                continue
-            if key != "token_on_loopback":
-                values[key] = toml_value(kind, key, env[variable].strip())
-            elif env[variable].strip().lower() in TRUE_WORDS:
-                values[key] = "true"
-            moved[variable] = f"robot.toml {key} of each HTTP service"
+            moved[variable] = where
         for key, text in UNIT_DEFAULTS.get(kind, {}).items():
             if key not in present and key not in values:
                 values[key] = toml_value(kind, key, text)
@@ -141,6 +134,41 @@ def migrate(robot_text: str, env_text: str, units: list[str]) -> tuple[str, str,
         env_text = "\n".join(f"# moved to {moved[name]} by install.sh: {line}" if (name := _name(line)) in moved
                              else line for line in env_text.splitlines()) + "\n"
     return robot_text, env_text, notes
+
+
+def _old_settings(kind: str, env: dict[str, str],
+                  notes: list[tuple[str, str]]) -> Iterator[tuple[str, dict[str, str | bool], str]]:
+    """(variable, {key: flag text}, where it goes) for each old variable companion.env sets for ``kind``."""
+    for variable, (owner, key) in LEGACY_UNIT_VARIABLES.items():
+        text = env.get(variable, "").strip()
+        if owner != kind or not text:
+            continue
+        texts, unknown = ({key: text}, []) if key else flag_texts(kind, text.split())
+        if unknown:
+            notes.append(("warn", f"companion.env: {variable} has {' '.join(unknown)}, which is no [{kind}] "
+                                  f"setting: left there, and the unit no longer passes it (docs/configuration.md)"))
+            continue
+        yield variable, texts, f"robot.toml [{kind}] {', '.join(texts)}"
+    for variable, key in SERVICE_ACCESS_VARIABLES.items():   # each HTTP service read these
+        text = env.get(variable, "").strip()
+        if kind in ("camera", "mic") or not text:
+            continue
+        if key != "token_on_loopback":
+            yield variable, {key: text}, f"robot.toml {key} of each HTTP service"
+        else:
+            yield variable, ({key: True} if text.lower() in TRUE_WORDS else {}), f"robot.toml {key} of each HTTP service"
+
+
+def _checked(kind: str, texts: dict[str, str | bool], variable: str) -> dict[str, str]:
+    """The keys as robot.toml lines, after the check the node will make (ConfigError naming the variable)."""
+    try:
+        values = {key: toml_value(kind, key, text) for key, text in texts.items()}
+    except ValueError:
+        raise ConfigError(f"companion.env: {variable}: {', '.join(map(str, texts.values()))} is not a "
+                          f"number") from None
+    table = tomllib.loads("".join(f"{key} = {value}\n" for key, value in values.items()))
+    read_section(NODE_SECTIONS[kind], table, kind, Path(f"companion.env: {variable}"))
+    return values
 
 
 def _name(line: str) -> str:
@@ -159,11 +187,15 @@ def main(argv: list[str] | None = None) -> int:
     try:
         robot = args.robot.read_text(encoding="utf-8")
         env = args.env.read_text(encoding="utf-8") if args.env.is_file() else ""
-        robot, env, notes = migrate(robot, env, args.units)
-        args.robot_out.write_text(robot, encoding="utf-8")
-        args.env_out.write_text(env, encoding="utf-8")
-        _check(robot, args.robot)
-    except (ConfigError, OSError, ValueError) as exc:
+        try:
+            _check(robot, args.robot)    # the user's own mistakes: step 9 names them for each unit it keeps off
+            new_robot, new_env, notes = migrate(robot, env, args.units)
+        except ConfigError as exc:
+            new_robot, new_env, notes = robot, env, [("warn", f"{exc}: robot.toml and companion.env left as they "
+                                                              f"were; fix it and rerun")]
+        args.robot_out.write_text(new_robot, encoding="utf-8")
+        args.env_out.write_text(new_env, encoding="utf-8")
+    except OSError as exc:
         print(f"robot settings: {exc}", file=sys.stderr)
         return 2
     for level, message in notes:

@@ -138,14 +138,23 @@ def test_a_word_that_is_no_setting_is_left_in_companion_env_and_named(tmp_path):
     assert "track" not in tomllib.loads(robot)["camera"]
 
 
-def test_a_bad_value_stops_with_the_file_and_key_named(tmp_path, capsys):
-    (tmp_path / "robot.toml").write_text(SHIPPED)
-    (tmp_path / "companion.env").write_text("COMPANION_CAMERA_ARGS=--fps 0\n")
-    code = robot_settings.main(["--robot", str(tmp_path / "robot.toml"), "--env", str(tmp_path / "companion.env"),
-                                "--robot-out", str(tmp_path / "o.toml"), "--env-out", str(tmp_path / "o.env"),
-                                "camera"])
-    assert code == 2
-    assert f"robot settings: {tmp_path / 'robot.toml'}: camera.fps:" in capsys.readouterr().err
+def test_a_bad_value_stays_in_companion_env_named_with_its_key(tmp_path):
+    env = "COMPANION_CAMERA_ARGS=--fps 0\nCOMPANION_GATEWAY_PORT=http\n"
+    robot, new_env, notes = written(tmp_path, SHIPPED, env)
+    assert new_env == env and "fps" not in tomllib.loads(robot)["camera"]
+    assert ("warn\tcompanion.env: COMPANION_CAMERA_ARGS: camera.fps: '0' is not a number from 0.1 to 240 (e.g. 10): "
+            "left in companion.env, and nothing reads it now") in notes
+    assert "warn\tcompanion.env: COMPANION_GATEWAY_PORT: http is not a number: left in companion.env" in notes
+
+
+def test_a_robot_toml_with_a_mistake_is_left_as_it_was_and_the_mistake_named(tmp_path):
+    mine = SHIPPED + '\n[camera]\nsource = 2\nfps = 0\n'
+    robot, env, notes = written(tmp_path, mine, "COMPANION_MIC_SOURCE=usb\n")
+    assert (robot, env) == (mine, "COMPANION_MIC_SOURCE=usb\n")
+    assert notes == (f"warn\t{tmp_path / 'robot.toml'}: camera.fps: '0' is not a number from 0.1 to 240 (e.g. 10): "
+                     "robot.toml and companion.env left as they were; fix it and rerun\n")
+    robot, env, notes = written(tmp_path, SHIPPED + "\n[mic\n", "")
+    assert robot == SHIPPED + "\n[mic\n" and f"{tmp_path / 'robot.toml'}: not valid TOML" in notes
 
 
 def test_the_services_access_variables_move_to_each_installed_service(tmp_path):
