@@ -1,48 +1,62 @@
-"""The one wiring point: a stack of nodes, started in the seed's order and stopped in reverse.
+"""The one wiring point: a stack of nodes, started in the table's order and stopped in reverse.
 
 ``companion up`` is a stack of every node robot.toml names (the broker when needed, the body,
 one brain per companion, and the camera, microphone, gateway, registry and MCP server when
 their section is there); ``companion run KIND`` (what systemd starts) is a stack of one. Each
-node gets its own MQTT connection and status, exactly as if it were a separate process, so
-the one-process stack behaves like the distributed one. How each kind is built:
-``edge/node_kinds.py``.
+node gets its own connection and status, exactly as if it were a separate process, so the
+one-process stack behaves like the distributed one. The kinds and their order are the rows of
+``edge/kinds.py``; each kind is built by its module in ``edge/nodes/`` and has the lifecycle of
+``edge/nodes/lifecycle.py``. The connections come from ``transport``: MQTT by default, a
+``LocalHub``'s in tests and benches (``Stack(settings, transport=hub.transport, start_broker=False)``).
 """
 
 from __future__ import annotations
 
+import importlib
 import threading
 import time
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
+from edge.config import Settings
+from edge.kinds import BY_NAME, KINDS, kind as kind_row
+from edge.log import get_logger
+from edge.nodes.lifecycle import BuildContext, NodeThread, Running
+from edge.nodes.body import BodyRun
+from edge.nodes.brain import BrainsRun
+from edge.protocol.companion import Companion, load_companion
 from edge.runtime.broker import LocalBroker, ensure_broker
 from edge.runtime.bus import Bus
-from edge.config import DEFAULT_BODY_ID, Settings
-from edge.log import get_logger
-from edge.node_kinds import (SERVICES, THREADED, NodeThread, default_memory, load_companions, make_executor,
-                             make_peers, make_speaker)
-from edge.protocol.companion import Companion
-from edge.runtime.node import Node
 from edge.runtime.signals import stop_on_signals
+from edge.runtime.transport import Transport
 
 log = get_logger(__name__)
 
 
-ORDER = ("body", "brain", "registry", "mcp", "gateway", "camera", "mic")   # started in this order, stopped in reverse
-USES_COMPANIONS = {"body", "brain", "gateway", "mic"}
-
-
 def up_kinds(settings: Settings) -> tuple[str, ...]:
     """What ``companion up`` starts: the body and the brains, and each node kind robot.toml names."""
-    return tuple(k for k in ORDER if k in ("body", "brain") or k in settings.nodes)
+    return tuple(k.name for k in KINDS if k.always_up or k.name in settings.nodes)
+
+
+def load_companions(settings: Settings) -> list[Companion]:
+    """Every configured companion file, parsed; the first bad one raises CompanionError."""
+    companions = [load_companion(p) for p in settings.companions]
+    seen: dict[str, str] = {}
+    for c in companions:
+        if c.id in seen:
+            raise ValueError(f"two companions share the id {c.id}: {seen[c.id]} and {c.name}")
+        seen[c.id] = c.name
+    return companions
 
 
 @dataclass
 class Stack:
-    """A set of nodes in one process; ``start`` brings them up in the seed's order, ``stop`` reverses it.
+    """A set of nodes in one process; ``start`` brings them up in the table's order, ``stop`` reverses it.
 
     ``kinds`` None is ``companion up`` (``up_kinds``); ``("camera",)`` is ``companion run camera``.
-    ``start_broker``: start a local Mosquitto when none answers (``up``; ``run`` leaves that to systemd)."""
+    ``start_broker``: start a local Mosquitto when none answers (``up``; ``run`` leaves that to systemd).
+    ``transport``: ``(node_id, kind, namespace, *, persistent, status)`` -> a connection not yet
+    connected; None is MQTT at ``settings.broker``."""
 
     settings: Settings
     observer_factory: Any = None          # name -> observer callable, for console output
@@ -52,14 +66,10 @@ class Stack:
     notify: Callable[[str], None] | None = None  # one line for the person at the console (broker lost ...)
     kinds: tuple[str, ...] | None = None
     start_broker: bool = True
+    transport: Callable[..., Transport] | None = None
     broker: LocalBroker | None = None
-    buses: list[Bus] = field(default_factory=list)
-    brains: list[Any] = field(default_factory=list)
-    body: Any = None
-    sim: Any = None
-    executor: Any = None
-    safety: Any = None
-    threads: list[NodeThread] = field(default_factory=list)
+    buses: list[Transport] = field(default_factory=list)   # every connection handed out, closed last
+    nodes: list[Running] = field(default_factory=list)     # built, in start order
     companions: list[Companion] = field(default_factory=list)
     ready_s: float | None = None          # start() to ready, model load and warm-up included
     _stopped: threading.Event = field(default_factory=threading.Event)
@@ -67,11 +77,10 @@ class Stack:
     def start(self) -> "Stack":
         s = self.settings
         kinds = self.kinds if self.kinds is not None else up_kinds(s)
-        unknown = [k for k in kinds if k not in ORDER]
-        if unknown:
-            raise ValueError(f"unknown node kind {unknown[0]!r} (known: {', '.join(ORDER)})")
+        rows = [kind_row(k) for k in kinds]   # an unknown kind is a ValueError naming the known ones
+        rows = [row for row in KINDS if row in rows]
         started = time.monotonic()
-        if set(kinds) & USES_COMPANIONS:   # the camera, registry and MCP server read their own (or none)
+        if any(row.uses_companions for row in rows):   # the camera, registry and MCP server read their own (or none)
             self.companions = load_companions(s)
         if "brain" in kinds and self.provider is None:  # the model loads first, before piper and the rest
             from edge.providers.factory import make_provider
@@ -82,60 +91,68 @@ class Stack:
             if self.broker is not None:
                 s.broker = self.broker.address
                 self.broker.watch(self.notify or (lambda text: None))  # it logs broker.lost itself
-            threaded = [(k, THREADED[k](self)) for k in ORDER if k in kinds and k in THREADED]  # checked first
-            if "body" in kinds:
-                self._start_body()
-            if "brain" in kinds:
-                self._start_brains()
-            for kind, node in threaded:
-                self.threads.append(node.start(wait_ready=kind in SERVICES))
+            ctx = BuildContext(s, self._connection, self.companions, provider=self.provider,
+                               observer_factory=self.observer_factory, speaker=self.speaker, body_id=self.body_id)
+            # every kind is built (its settings checked, its handlers registered) before any connects;
+            # what was built is stopped if anything fails (stopping a node never started is harmless)
+            for row in rows:
+                self.nodes.append(importlib.import_module(row.builder).build(ctx))
+            for node in self.nodes:
+                node.start()
         except BaseException:
             self.stop()
             raise
         self.ready_s = round(time.monotonic() - started, 3)
         warm_s = [b.warm_s for b in self.brains if b.warm_s is not None]
-        log.info("stack.ready", broker=str(s.broker), nodes=",".join(k for k in ORDER if k in kinds),
+        log.info("stack.ready", broker=str(s.broker), nodes=",".join(row.name for row in rows),
                  companions=len(self.companions), sim=s.sim, seconds=self.ready_s,
                  warm_s=sum(warm_s) if warm_s else None)
         return self
 
-    def _start_body(self) -> None:
-        from body_drivers.node import BodyNode
-        from body_drivers.timeline import Timeline
-
+    def _connection(self, node_id: str, kind: str, *, persistent: bool = True,
+                    status: dict[str, Any] | None = None) -> Transport:
+        """A connection not yet connected: the node registers its handlers, then connects."""
         s = self.settings
-        speaker = make_speaker(s) if self.speaker == "auto" else self.speaker
-        timeline = Timeline(s.timeline)
-        # each node registers its handlers before its bus connects: what the broker kept for its
-        # persistent session is handled, not dropped (docs/protocol.md "Sessions")
-        body = Node(self._bus(self.body_id or s.body_id or DEFAULT_BODY_ID, "body"))
-        self.executor, self.safety = make_executor(s, speaker, timeline, body)
-        if s.sim:
-            self.sim = self.executor
-        self.body = BodyNode(body, self.executor, self.companions, timeline).start()
-        body.start()
+        transport: Transport
+        if self.transport is not None:
+            transport = self.transport(node_id, kind, s.namespace, persistent=persistent, status=status)
+        else:
+            row = BY_NAME.get(kind)
+            transport = Bus(node_id, kind, s.broker, namespace=s.namespace, persistent=persistent, status=status,
+                            renamable=bool(row and row.node_id_flag))
+        self.buses.append(transport)
+        return transport
 
-    def _start_brains(self) -> None:
-        from edge.brain.loop import BrainConfig, CompanionBrain
+    # -- what callers look at -----------------------------------------------------------------
 
-        s = self.settings
-        config = BrainConfig(queue_size=s.queue_size, result_timeout_s=s.result_timeout_s,
-                             memory_messages=default_memory(s.provider))
-        peers = make_peers(s, self.companions)
-        for companion in self.companions:
-            bus = self._bus(f"brain-{companion.id}", "brain", companion=companion.id)
-            observer = self.observer_factory(companion.name) if self.observer_factory else None
-            # the brain registers its handlers when built; connected before the warm-up, what is
-            # said meanwhile waits in its inbox; ready (after start) means a quick first decision
-            brain = CompanionBrain(companion, self.provider, bus, config, observer, peers=peers)
-            brain.node.start()
-            self.brains.append(brain.start())
+    @property
+    def brains(self) -> list[Any]:
+        return [b for n in self.nodes if isinstance(n, BrainsRun) for b in n.brains]
 
-    def _bus(self, node_id: str, kind: str, **status: Any) -> Bus:
-        """A bus not yet connected: the caller registers the node's handlers, then connects."""
-        bus = Bus(node_id, kind, self.settings.broker, namespace=self.settings.namespace, status=status)
-        self.buses.append(bus)
-        return bus
+    @property
+    def _body(self) -> BodyRun | None:
+        return next((n for n in self.nodes if isinstance(n, BodyRun)), None)
+
+    @property
+    def body(self) -> Any:
+        return self._body.body if self._body else None
+
+    @property
+    def sim(self) -> Any:
+        return self._body.sim if self._body else None
+
+    @property
+    def executor(self) -> Any:
+        return self._body.executor if self._body else None
+
+    @property
+    def safety(self) -> Any:
+        return self._body.safety if self._body else None
+
+    @property
+    def threads(self) -> list[NodeThread]:
+        """The nodes that run on a thread of their own (camera, microphone, services)."""
+        return [n for n in self.nodes if isinstance(n, NodeThread)]
 
     def idle(self) -> bool:
         return all(b.idle() for b in self.brains)
@@ -146,30 +163,24 @@ class Stack:
         running; then stop. The exit status is the worst of those nodes' (0 when none ended)."""
         with stop_on_signals(stop) as event:
             with self:
-                lasting = bool(self.body or self.brains)
+                ending = self.threads
+                lasting = len(ending) < len(self.nodes)
                 while not event.wait(0.2):
-                    if self.threads and all(t.done.is_set() for t in self.threads) and not lasting:
+                    if ending and all(t.done.is_set() for t in ending) and not lasting:
                         break
-                failed = next((t.error for t in self.threads if t.error is not None), None)
+                failed = next((t.error for t in self.nodes if t.error is not None), None)
                 if failed is not None:
                     raise failed
-                return max((t.code or 0 for t in self.threads if t.done.is_set()), default=0)
+                return max((t.code or 0 for t in self.nodes if t.done.is_set()), default=0)
 
     def stop(self) -> None:
-        """Perception and services first, then brains (no new actions), the body, connections, our broker."""
+        """Every node in reverse order (perception and services first, then the brains: no new
+        actions, then the body), then the connections, the provider and our broker."""
         if self._stopped.is_set():
             return
         self._stopped.set()
-        for node in reversed(self.threads):
+        for node in reversed(self.nodes):
             node.stop()
-        for brain in self.brains:
-            brain.stop()
-        if self.safety is not None:
-            self.safety.stop()
-        if self.body is not None:
-            self.body.stop()
-        if hasattr(self.executor, "close"):
-            self.executor.close()  # a servo body rests in its safe pose with torque off
         for bus in reversed(self.buses):
             bus.close()
         if self.provider is not None and hasattr(self.provider, "close"):

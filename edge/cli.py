@@ -17,6 +17,7 @@ from edge.runtime.bus import BusError
 from edge.config import (NODE_SECTIONS, RUN_FLAG_SECTIONS, TTS_ENGINES, ConfigError, Settings, load_toml,
                          node_id_arg)
 from edge.config_fields import add_flags, overlay
+from edge.kinds import NAMES as KIND_NAMES, NODE_ID_KINDS, kind
 from edge.providers.base import ProviderError
 
 EXIT_OK, EXIT_FAIL, EXIT_USAGE = 0, 1, 2
@@ -51,7 +52,7 @@ def build_parser() -> argparse.ArgumentParser:
                          "or their own node id and companions")
 
     run = sub.add_parser("run", help="run one node (for systemd): a stack of one")
-    run.add_argument("node", choices=["brain", "body", "camera", "mic", "registry", "gateway", "mcp"])
+    run.add_argument("node", choices=KIND_NAMES)
     _broker_arg(run)
     run.add_argument("--config", type=Path, help="robot.toml: the node's [section] gives the defaults of its flags")
     run.add_argument("--companion", type=Path, action="append")
@@ -90,6 +91,12 @@ def build_parser() -> argparse.ArgumentParser:
     _broker_arg(doc)
     doc.add_argument("--config", type=Path, help="robot.toml (adds the servo survey)")
     doc.add_argument("--provider", help="LLM provider SPEC to test (default: the config's, or embedded)")
+
+    kinds = sub.add_parser("kinds", help="the node kinds, in start order (--json: the whole table)")
+    shown = kinds.add_mutually_exclusive_group()
+    shown.add_argument("--json", action="store_true", help="every kind's row: section, builder, node id, topics ...")
+    shown.add_argument("--sh", action="store_true", help="the install profiles' unit lists (deploy/lib/kinds.sh)")
+    shown.add_argument("--acl", action="store_true", help="each kind's broker ACL lines, from its topics")
 
     models = sub.add_parser("models", help="list/fetch model files (resumable, sha256-checked)")
     from edge.models.cli import add_arguments as models_arguments
@@ -214,10 +221,11 @@ def cmd_run(args: argparse.Namespace) -> int:
     from edge.app import Stack
     from edge.console import ConsoleObserver
 
-    if args.node_id and args.node in ("brain", "registry"):
-        print(f"companion run {args.node}: --node-id is for body, camera, mic, gateway and mcp; "
-              f"{'a brain is brain-<companion id>' if args.node == 'brain' else 'the registry is registry'}",
-              file=sys.stderr)
+    row = kind(args.node)
+    if args.node_id and not row.node_id_flag:
+        *others, last = NODE_ID_KINDS
+        print(f"companion run {args.node}: --node-id is for {', '.join(others)} and {last}; "
+              f"{'a' if row.name == 'brain' else 'the'} {row.name} is {row.default_id}", file=sys.stderr)
         return EXIT_USAGE
     observers = (lambda name: ConsoleObserver(args.json, name=name)) if args.node == "brain" else None
     return Stack(settings_from(args), observer_factory=observers, kinds=(args.node,), start_broker=False).run()
@@ -226,6 +234,11 @@ def cmd_run(args: argparse.Namespace) -> int:
 def cmd_doctor(args: argparse.Namespace) -> int:
     from edge.doctor import run_doctor
     return run_doctor(settings_from(args))
+
+
+def cmd_kinds(args: argparse.Namespace) -> int:
+    from edge.kinds_cli import run_kinds
+    return run_kinds(json_out=args.json, sh=args.sh, acl=args.acl)
 
 
 def cmd_servo_sim(args: argparse.Namespace) -> int:
@@ -239,7 +252,7 @@ def cmd_models(args: argparse.Namespace) -> int:
 
 
 COMMANDS = {"validate": cmd_validate, "perceive": cmd_perceive, "ask": cmd_ask, "up": cmd_up, "run": cmd_run,
-            "servo-sim": cmd_servo_sim, "doctor": cmd_doctor, "models": cmd_models}
+            "servo-sim": cmd_servo_sim, "doctor": cmd_doctor, "models": cmd_models, "kinds": cmd_kinds}
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -18,6 +18,7 @@ from typing import Callable, Sequence
 
 from edge.config import Settings
 from edge.doctor_check import Check
+from edge.kinds import units
 
 SERVICE_USER = "companion"  # User= of every unit in deploy/systemd
 
@@ -118,8 +119,7 @@ def check_groups(settings: Settings, dev: Path = Path("/dev"), accounts: Account
 
 # -- systemd units ------------------------------------------------------------------------------
 
-UNITS = tuple(f"companion-{node}.service" for node in
-              ("registry", "broker", "body", "brain", "camera", "mic", "gateway", "mcp")) + ("companion.target",)
+UNITS = tuple(f"companion-{unit}.service" for unit in units()) + ("companion.target",)
 PROPERTIES = ("Id", "LoadState", "UnitFileState", "ActiveState", "SubState", "Result", "NRestarts")
 # what systemctl says where systemd is not PID 1 (containers, CI) or in a chroot (an image build)
 NOT_BOOTED = ("has not been booted with systemd", "Failed to connect to bus", "Running in chroot")

@@ -36,11 +36,6 @@ from edge.runtime.transport import InvalidHandler, P, TransportError
 
 log = get_logger(__name__)
 
-# the nodes whose id `companion run KIND --node-id ID` sets (edge/node_kinds.py); the others' ids follow
-# from what they serve (brain-<companion id>, registry)
-NODE_ID_KINDS = ("body", "camera", "mic", "gateway", "mcp")
-
-
 def client_id_for(node_id: str, namespace: str | None = None) -> str:
     """``<node id>@<namespace>``: two robots sharing a broker keep apart sessions. On the LAN
     broker it is also the node's account name (deploy/lib/broker_accounts.py)."""
@@ -56,8 +51,9 @@ class Bus:
 
     def __init__(self, node_id: str, kind: str, broker: BrokerAddress | str = BrokerAddress(),
                  namespace: str | None = None, persistent: bool = True, announce: bool = True,
-                 keepalive: int = 10, status: dict[str, Any] | None = None):
+                 keepalive: int = 10, status: dict[str, Any] | None = None, renamable: bool = False):
         self.node_id = node_id
+        self.renamable = renamable  # `companion run KIND --node-id ID` names it (its row in edge/kinds.py)
         self.kind = kind
         self.broker = BrokerAddress.parse(broker) if isinstance(broker, str) else broker
         self.namespace = namespace or None
@@ -246,7 +242,7 @@ class Bus:
                         action="reconnecting with backoff")
 
     def _conflict_fix(self) -> str:
-        if self.kind in NODE_ID_KINDS:
+        if self.renamable:
             return (f"run each node once, or give each its own id: `companion run {self.kind} "
                     f"--node-id {self.kind}-NAME` (this one is {self.node_id})")
         return f"run each {self.kind} node once (this one is {self.node_id})"

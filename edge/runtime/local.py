@@ -77,8 +77,9 @@ class LocalHub:
         self._sessions: dict[str, _Session] = {}
 
     def transport(self, node_id: str, kind: str, namespace: str | None = None, *, persistent: bool = True,
-                  announce: bool = True) -> "LocalTransport":
-        return LocalTransport(self, node_id, kind, namespace, persistent=persistent, announce=announce)
+                  announce: bool = True, status: dict[str, Any] | None = None) -> "LocalTransport":
+        """A node's connection to this hub; ``Stack(settings, transport=hub.transport)`` runs a stack on it."""
+        return LocalTransport(self, node_id, kind, namespace, persistent=persistent, announce=announce, status=status)
 
     def settle(self, timeout: float = 5.0) -> bool:
         """True once no message is waiting for or inside a handler (handlers that publish included)."""
@@ -163,7 +164,7 @@ class LocalTransport:
     broker = "in-process hub"
 
     def __init__(self, hub: LocalHub, node_id: str, kind: str, namespace: str | None = None, *,
-                 persistent: bool = True, announce: bool = True):
+                 persistent: bool = True, announce: bool = True, status: dict[str, Any] | None = None):
         self.hub = hub
         self.node_id = node_id
         self.kind = kind
@@ -172,6 +173,7 @@ class LocalTransport:
         self.announce = announce
         self.client_id = client_id_for(node_id, self.namespace)
         self.guard = Guard(node_id, kind, self.namespace)
+        self.guard.status_extra = dict(status or {})  # details our ``online`` carries, as on a ``Bus``
         self.connects = 0
         self._connected = threading.Event()
         self._inbox: queue.Queue[_Message | None] = queue.Queue()

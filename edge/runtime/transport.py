@@ -42,6 +42,7 @@ class Transport(Protocol):
     node_id: str
     kind: str
     namespace: str | None
+    broker: Any              # where it connects, as a person reads it (a BrokerAddress, the in-process hub)
 
     def connect(self, timeout: float = 30.0) -> Any: ...
 

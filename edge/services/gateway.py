@@ -329,17 +329,19 @@ def serve(broker: BrokerAddress | str = BrokerAddress(), *, namespace: str | Non
           companions: Sequence[Companion] = (), config: GatewayConfig | None = None,
           ready: threading.Event | None = None, stop: threading.Event | None = None,
           on_ready: Callable[[str], None] | None = None, broker_timeout_s: float = 60.0,
-          node_id: str | None = None) -> int:
+          node_id: str | None = None, transport: Transport | None = None) -> int:
     """``companion run gateway``: connect, then serve until SIGINT/SIGTERM or ``stop``.
 
     Runs on the node runtime (docs/nodes.md): exit status 0 once stopped; 1, with the reason
     printed, when no broker answers within ``broker_timeout_s``. Raises OSError (port taken)
     before serving. No persistent MQTT session: actions queued while it is down would reach no
     socket. ``node_id`` defaults to ``gateway-<port>``: the same on every start (one retained
-    status), and different for two gateways on one machine.
+    status), and different for two gateways on one machine. ``transport`` (not yet connected)
+    replaces the MQTT bus (the stack's, or a ``LocalHub``'s in tests).
     """
     config = config or GatewayConfig()
-    bus = Bus(node_id or f"gateway-{config.port}", "gateway", broker, namespace=namespace, persistent=False)
+    bus = transport or Bus(node_id or f"gateway-{config.port}", "gateway", broker, namespace=namespace,
+                           persistent=False)
     gateway = Gateway(bus, companions, config)
     print(f"gateway: waiting for the MQTT broker at {bus.broker} ...", file=sys.stderr, flush=True)
 

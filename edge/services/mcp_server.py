@@ -38,6 +38,7 @@ from mcp.shared.exceptions import MCPError
 from edge import environment
 from edge.runtime.broker import BrokerAddress
 from edge.runtime.bus import Bus
+from edge.runtime.transport import Transport
 from edge.paths import DEFAULT_COMPANION
 from edge.log import get_logger
 from edge.protocol import codec
@@ -100,7 +101,7 @@ def _outcome(name: str, ok: bool, code: str = "", message: str = "",
 class BodyMcpServer:
     """The MCP face of one companion's body: tools and ``spec://main`` over one bus connection."""
 
-    def __init__(self, companion: Companion, bus: Bus, result_timeout_s: float = 60.0):
+    def __init__(self, companion: Companion, bus: Transport, result_timeout_s: float = 60.0):
         if result_timeout_s <= 0:
             raise ValueError(f"result_timeout_s must be positive, got {result_timeout_s}")
         self.companion = companion
@@ -248,7 +249,7 @@ def mcp_policy(token: str | None = None, token_on_loopback: bool | None = None,
     return AccessPolicy.build("mcp", token, **keys)
 
 
-def start(companion: Companion, bus: Bus, host: str = "127.0.0.1", port: int = 0,
+def start(companion: Companion, bus: Transport, host: str = "127.0.0.1", port: int = 0,
           result_timeout_s: float = 60.0, *, policy: AccessPolicy | None = None,
           limits: ConnectionLimits | None = None) -> tuple[BodyMcpServer, HttpServer]:
     """Serve on a background thread (tests, ``companion up``); the endpoint is ``http.url + MCP_PATH``."""
@@ -263,8 +264,9 @@ def serve(companion: str | Path = DEFAULT_COMPANION, broker: BrokerAddress | str
           namespace: str | None = None, host: str = "127.0.0.1", port: int = DEFAULT_PORT,
           result_timeout_s: float = 60.0, ready: threading.Event | None = None,
           stop: threading.Event | None = None, broker_timeout_s: float = 60.0, node_id: str | None = None,
-          token: str | None = None, access: AccessKeys | None = None) -> int:
-    """``companion run mcp``: serve until SIGINT/SIGTERM or ``stop``; ``node_id`` defaults to mcp-<companion id>.
+          token: str | None = None, access: AccessKeys | None = None, transport: Transport | None = None) -> int:
+    """``companion run mcp``: serve until SIGINT/SIGTERM or ``stop``; ``node_id`` defaults to mcp-<companion id>;
+    ``transport`` (not yet connected) replaces the MQTT bus (the stack's, or a ``LocalHub``'s).
 
     ``token`` (default: COMPANION_MCP_TOKEN) is required from clients off loopback; without
     one the server answers only clients on this machine.
@@ -276,7 +278,7 @@ def serve(companion: str | Path = DEFAULT_COMPANION, broker: BrokerAddress | str
     loaded = load_companion(companion)
     address = BrokerAddress.parse(broker) if isinstance(broker, str) else broker
     log.info("mcp.waiting", companion=loaded.name, reason=f"waiting for the MQTT broker at {address}")
-    body = BodyMcpServer(loaded, Bus(node_id or f"mcp-{loaded.id}", "mcp", address, namespace=namespace),
+    body = BodyMcpServer(loaded, transport or Bus(node_id or f"mcp-{loaded.id}", "mcp", address, namespace=namespace),
                          result_timeout_s)   # its result handler first; the node connects in run()
 
     def main(node: Node) -> int:

@@ -36,7 +36,7 @@ from edge.log import get_logger
 from edge.paths import COMPANIONS_DIR
 from edge.protocol.companion import format_problem
 from edge.runtime.node import Node
-from edge.runtime.transport import TransportError
+from edge.runtime.transport import Transport, TransportError
 from edge.services.access import AccessKeys, AccessPolicy, policy_keys
 from edge.services.catalog import Catalog, normalize_id, shown
 from edge.services.connection_limits import ConnectionLimits
@@ -135,10 +135,13 @@ class StatusAnnouncer:
     The MQTT side is a ``Node`` (docs/nodes.md) started late: the seed starts the Registry
     before the broker, so HTTP (and SIGINT/SIGTERM, through ``serve_forever``) never waits for it."""
 
-    def __init__(self, broker: BrokerAddress | str, namespace: str | None, url: str) -> None:
+    def __init__(self, broker: BrokerAddress | str, namespace: str | None, url: str,
+                 transport: Callable[[], Transport] | None = None) -> None:
         self.broker = BrokerAddress.parse(broker) if isinstance(broker, str) else broker
         self.namespace = namespace
         self.url = url
+        self.transport = transport or (lambda: Bus("registry", "registry", self.broker, namespace=self.namespace,
+                                                   persistent=False))
         self._stop = threading.Event()
         self._lock = threading.Lock()
         self._node: Node | None = None
@@ -150,17 +153,17 @@ class StatusAnnouncer:
 
     def _run(self) -> None:
         said = False
+        transport = self.transport()   # one connection, tried again until a broker answers
         while not self._stop.is_set():
             # A silent TCP probe first: a registry run without a broker should not warn every few seconds.
-            if not broker_answers(self.broker, timeout=0.5):
+            if isinstance(transport, Bus) and not broker_answers(transport.broker, timeout=0.5):
                 if not said:
                     print(f"registry: waiting for the MQTT broker at {self.broker} to publish status/registry "
                           "(HTTP is already served)", file=sys.stderr, flush=True)
                     said = True
                 self._stop.wait(1.0)
                 continue
-            node = Node(Bus("registry", "registry", self.broker, namespace=self.namespace, persistent=False),
-                        command="companion run registry")
+            node = Node(transport, command="companion run registry")
             try:
                 node.start(timeout=10.0)
             except TransportError as exc:
@@ -188,7 +191,8 @@ def serve(sources: Iterable[str | os.PathLike] | None = None, host: str = DEFAUL
           broker: BrokerAddress | str | None = None, namespace: str | None = None,
           ready: threading.Event | None = None, stop: threading.Event | None = None,
           on_ready: Callable[[str], None] | None = None, min_interval: float = 0.5,
-          token: str | None = None, limits: ConnectionLimits | None = None, access: AccessKeys | None = None) -> int:
+          token: str | None = None, limits: ConnectionLimits | None = None, access: AccessKeys | None = None,
+          transport: Callable[[], Transport] | None = None) -> int:
     """``companion run registry``: serve until SIGINT/SIGTERM or ``stop``; returns the exit code.
 
     ``sources``: companion folders and/or files (default: the shipped ``companions/``).
@@ -196,6 +200,7 @@ def serve(sources: Iterable[str | os.PathLike] | None = None, host: str = DEFAUL
     ``on_ready`` gets the base URL (useful with port 0); ``min_interval``: seconds between disk checks.
     ``token``: required from clients off loopback (default: COMPANION_REGISTRY_TOKEN; none: open).
     ``access``: robot.toml's allowed_hosts, allowed_origins and token_on_loopback ([registry]).
+    ``transport`` makes the connection ``status/registry`` goes on (default: an MQTT ``Bus``).
     Raises FileNotFoundError for a missing source and OSError when the port is taken.
     """
     catalog = Catalog(check_sources(sources or [COMPANIONS_DIR]), min_interval=min_interval)
@@ -209,7 +214,7 @@ def serve(sources: Iterable[str | os.PathLike] | None = None, host: str = DEFAUL
             for problem in report.problems:
                 print(f"registry: {format_problem(problem, report.file)}", file=sys.stderr)
         if broker is not None:
-            announcer.append(StatusAnnouncer(broker, namespace, server.url).start())
+            announcer.append(StatusAnnouncer(broker, namespace, server.url, transport).start())
         if on_ready is not None:
             on_ready(server.url)
 

@@ -27,8 +27,6 @@ PACKAGES = ("edge", "body_drivers")
 # shrinks: a circle not listed here fails the test, and so does an entry whose circle is gone (its
 # fix deletes the entry). When it is empty, delete it and the check of gone entries.
 CIRCLES_BEING_REMOVED: dict[frozenset[str], str] = {
-    frozenset({"edge.app", "edge.node_kinds"}): "kinds",
-    frozenset({"edge.perception.camera.node", "edge.perception.camera.options"}): "kinds",
     frozenset({"edge.brain.fast_path", "edge.brain.intent", "edge.brain.loop",
                "edge.brain.spoken_stream", "edge.brain.turn"}): "brain",
     frozenset({"edge.providers.embedding_onnx", "edge.providers.retrieval"}): "brain",

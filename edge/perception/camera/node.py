@@ -24,7 +24,7 @@ from edge.runtime.broker import BrokerAddress
 from edge.runtime.bus import Bus
 from edge.log import get_logger
 from edge.perception.camera.capture import Camera, CameraError, CaptureConfig, Frame, parse_source
-from edge.perception.camera.options import CameraLines
+from edge.perception.camera.lines import CameraLines
 from edge.perception.camera.detector_spec import make_detector
 from edge.perception.camera.detectors import Detector, DetectorError
 from edge.perception.camera.scene import PolicyConfig, SceneEvent, ScenePolicy

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from edge.perception.camera.options import CameraLines
+from edge.perception.camera.lines import CameraLines
 from edge.perception.narration import Narrator
 
 DATA = Path("/usr/share/doc/opencv-doc/examples/data")
