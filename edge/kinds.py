@@ -21,11 +21,10 @@ from edge.protocol.payloads import (Action, ActionResult, CompanionMessage, Esto
 
 @dataclass(frozen=True)
 class Variant:
-    """A way of running a kind that needs more topics, chosen by a flag on its command line
-    (a camera with ``--track`` also sends ``look`` actions)."""
+    """A way of running a kind that needs more topics, chosen by the key ``name`` of its section
+    being true (a camera with ``track = true`` also sends ``look`` actions)."""
 
     name: str
-    flag: str
     publishes: tuple[type[Payload], ...]
 
 
@@ -70,7 +69,7 @@ KINDS: tuple[Kind, ...] = (
          publishes=(Perception,), subscribes=(Action, ActionResult, Reply)),
     Kind("camera", CameraSection, "edge.nodes.camera", "camera-<source>", node_id_flag=True,
          profiles=BIGGER_PROFILES, unit_place=4, publishes=(Perception,),
-         variants=(Variant("track", "--track", publishes=(Action,)),)),
+         variants=(Variant("track", publishes=(Action,)),)),
     Kind("mic", MicSection, "edge.nodes.mic", "mic-<source>", node_id_flag=True, uses_companions=True,
          profiles=BIGGER_PROFILES, unit_place=5, publishes=(Perception, VoiceActivity), subscribes=(Action, ActionResult)),
 )

@@ -29,7 +29,7 @@ def row_json(row: Kind) -> dict[str, Any]:
             "node_id_flag": row.node_id_flag, "default_id": row.default_id, "always_up": row.always_up,
             "uses_companions": row.uses_companions, "profiles": list(row.profiles),
             "publishes": [topic(p) for p in row.publishes], "subscribes": [topic(p) for p in row.subscribes],
-            "variants": [{"name": v.name, "flag": v.flag, "publishes": [topic(p) for p in v.publishes]}
+            "variants": [{"name": v.name, "publishes": [topic(p) for p in v.publishes]}
                          for v in row.variants]}
 
 

@@ -23,9 +23,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from edge.kinds import BY_NAME, KINDS
+from edge.kinds_cli import acl_blocks
 from edge.runtime.bus import client_id_for
 
-NODE_UNITS = ("registry", "body", "brain", "camera", "mic", "gateway", "mcp")
+NODE_UNITS = tuple(k.name for k in KINDS)   # a unit per node kind (edge/kinds.py)
 TOOLS = ("estop", "observer")   # accounts for things outside the robot's units (a panel, a dashboard)
 ETC = "/etc/companion"
 
@@ -40,6 +42,7 @@ class Account:
     file: str    # /etc/companion/mqtt/<file>.env holds its password
     kind: str    # the kind lines of acl.template it gets
     node: str    # its node id (status/<node>); a tool's own name
+    variants: tuple[str, ...] = ()   # the kind's variants its command line chose (camera --track: track)
 
 
 def env_file(path: Path) -> dict[str, str]:
@@ -123,6 +126,8 @@ def node_ids(unit: str, settings: Any, root: Path) -> list[str]:
         if section.companion is None and len(settings.companions) != 1:
             raise AccountError("robot.toml has no [mcp] companion")
         return [f"mcp-{companion_id(on_root(section.companion or settings.companions[0], root))}"]
+    if unit in BY_NAME and "<" not in BY_NAME[unit].default_id:   # a kind whose id is fixed
+        return [BY_NAME[unit].default_id]
     raise AccountError(f"unknown unit {unit!r}: one of {', '.join(NODE_UNITS)}")
 
 
@@ -145,8 +150,10 @@ def accounts(units: list[str], units_dir: Path, root: Path, namespace: str | Non
         except AccountError as exc:
             problems.append(f"{unit}: no broker account: {exc}")
             continue
-        kind = "camera-track" if unit == "camera" and settings.section("camera").track else unit
-        found += [Account(client_id_for(node, namespace), unit, kind, node) for node in nodes]
+        row = BY_NAME[unit]   # a variant (camera track) is chosen by its key in the kind's section
+        variants = tuple(v.name for v in row.variants if getattr(settings.section(unit), v.name, False))
+        kind = "-".join([unit, *variants])
+        found += [Account(client_id_for(node, namespace), unit, kind, node, variants) for node in nodes]
     found += [Account(client_id_for(tool, namespace), tool, tool, tool) for tool in TOOLS]
     names = [a.name for a in found]
     twins = sorted({n for n in names if names.count(n) > 1})
@@ -156,7 +163,9 @@ def accounts(units: list[str], units_dir: Path, root: Path, namespace: str | Non
 
 
 def kind_blocks(template: str) -> dict[str, list[str]]:
-    """acl.template's ``kind NAME`` sections: kind -> its topic lines."""
+    """kind -> its topic lines: each node kind's made from its topics in edge/kinds.py, with what a
+    ``kind NAME`` section of acl.template adds to them; the accounts that are not nodes (estop,
+    observer) from the template alone."""
     blocks: dict[str, list[str]] = {}
     current: list[str] | None = None
     for line in template.splitlines():
@@ -164,7 +173,8 @@ def kind_blocks(template: str) -> dict[str, list[str]]:
             current = blocks.setdefault(line.split()[1], [])
         elif line.strip() and not line.startswith("#") and current is not None:
             current.append(line.strip())
-    return blocks
+    made = acl_blocks()
+    return {**blocks, **{kind: lines + blocks.get(kind, []) for kind, lines in made.items()}}
 
 
 def render_acl(template: str, found: list[Account], namespace: str | None) -> str:
@@ -173,7 +183,8 @@ def render_acl(template: str, found: list[Account], namespace: str | None) -> st
     out = ["# Rendered by install.sh from deploy/mosquitto/acl.template: one section per account.",
            "# Edit the template and rerun install.sh --lan; changes here are overwritten.", ""]
     for account in found:
-        kinds = ["camera", "camera-track"] if account.kind == "camera-track" else [account.kind]
+        base = account.file if account.file in NODE_UNITS else account.kind
+        kinds = [base, *(f"{base}-{v}" for v in account.variants)]   # camera-track: camera's lines, then track's
         missing = [k for k in kinds if k not in blocks]
         if missing:
             raise AccountError(f"acl.template has no `kind {missing[0]}` section")

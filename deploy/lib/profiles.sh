@@ -6,7 +6,9 @@
 #             JetPack allows it (docs/jetson.md); chosen by default on a Jetson
 
 PROFILES="minimal standard jetson"
-ALL_UNITS="registry broker body brain camera mic gateway mcp"   # the seed's start order first
+# ALL_UNITS and each profile's UNITS_<profile>: one unit per node kind of edge/kinds.py, and the broker
+# shellcheck source=deploy/lib/kinds.sh
+. "$(dirname "${BASH_SOURCE[0]}")/kinds.sh"
 
 # apt packages: mosquitto (the broker), libportaudio2 (sounddevice), espeak-ng (fallback voice),
 # alsa-utils (aplay/arecord: what `companion doctor` suggests), python3-venv (the venv),
@@ -46,10 +48,8 @@ profile_build_apt() {
 }
 
 profile_units() {
-  case $1 in
-    minimal) echo "broker body brain" ;;
-    standard | jetson) echo "registry broker body brain camera mic gateway" ;;
-  esac
+  local units="UNITS_$1"
+  echo "${!units}"
 }
 
 # models fetched with `companion models fetch` (names from models/manifest.toml) into

@@ -23,6 +23,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from edge.kinds import units
+
 Result = tuple[str, str, str]  # state, message, fix
 RERUN = "then run deploy/install.sh again"
 
@@ -276,6 +278,11 @@ def check_mcp(ctx: Context) -> Result:
     return problem or ("ok", f"serves {path.name}", "")
 
 
+def check_nothing(ctx: Context) -> Result:
+    return ("ok", "nothing to check before enabling it", "")
+
+
+# the units with something to check; any other node kind's unit (edge/kinds.py) is enabled as it is
 CHECKS: dict[str, Callable[[Context], Result]] = {
     "broker": check_broker, "registry": check_registry, "body": check_body, "brain": check_brain,
     "camera": check_camera, "mic": check_mic, "gateway": check_gateway, "mcp": check_mcp}
@@ -283,14 +290,14 @@ CHECKS: dict[str, Callable[[Context], Result]] = {
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("units", nargs="+", choices=sorted(CHECKS))
+    parser.add_argument("units", nargs="+", choices=units())
     parser.add_argument("--root", type=Path, default=Path("/"), help="where the staged /etc lives")
     parser.add_argument("--dev", type=Path, default=Path("/dev"))
     args = parser.parse_args(argv)
     ctx = Context(args.root / "etc" / "companion", args.dev, args.root)
     for unit in args.units:
         try:
-            state, message, fix = CHECKS[unit](ctx)
+            state, message, fix = CHECKS.get(unit, check_nothing)(ctx)
         except Exception as exc:  # noqa: BLE001  (a check that breaks is itself the finding)
             state, message, fix = "skip", f"the check failed: {exc!r}", "report this; `companion doctor` may say more"
         print("\t".join((unit, state, message.replace("\t", " ").replace("\n", " "), fix)), flush=True)

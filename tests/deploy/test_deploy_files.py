@@ -11,8 +11,9 @@ from pathlib import Path
 
 import pytest
 from deploy_harness import DEPLOY, run_install, tool
+from edge.kinds import NAMES
 
-NODE_UNITS = ["registry", "body", "brain", "camera", "mic", "gateway", "mcp"]
+NODE_UNITS = list(NAMES)   # a unit per node kind
 CLOUD_INIT = shutil.which("cloud-init")
 
 
