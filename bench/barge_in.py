@@ -92,10 +92,10 @@ def people(kind: str, trials: int, rng: np.random.Generator) -> list[np.ndarray]
 
 
 def run(args: argparse.Namespace, echo_db: float, aec: str) -> dict[str, Any]:
-    from body_drivers.node import BodyNode
-    from body_drivers.sim import SimBody
     from body_drivers.speech.speaker import Speaker
     from body_drivers.speech.tts import PiperSynthesizer
+    from edge.app import Stack
+    from edge.config import Settings
     from edge.runtime.broker import LocalBroker
     from edge.runtime.bus import Bus
     from edge.paths import COMPANIONS_DIR
@@ -125,9 +125,8 @@ def run(args: argparse.Namespace, echo_db: float, aec: str) -> dict[str, Any]:
     with tempfile.TemporaryDirectory() as tmp:
         room = make_room(args.room, aec, Path(tmp) / "room", person, echo_db, args.rt60, args.aec_args)
         broker = LocalBroker(data_dir=Path(tmp) / "mq").start()
-        body_bus = Bus("body", "body", broker.address)
-        body = BodyNode(body_bus, SimBody(speaker=Speaker(PiperSynthesizer(), room.output)), [pip]).start()
-        body_bus.connect()
+        body = Stack(Settings(broker=broker.address), speaker=Speaker(PiperSynthesizer(), room.output),
+                     kinds=("body",), start_broker=False, companions=[pip]).start()   # `companion run body`
         got: queue.Queue[tuple[float, Any]] = queue.Queue()
         ear = Bus("bench-ear", "bench", broker.address, announce=False)
         for kind in (ActionResult, VoiceActivity, Perception):
@@ -168,7 +167,6 @@ def run(args: argparse.Namespace, echo_db: float, aec: str) -> dict[str, Any]:
         time.sleep(1.0)
         ear.close()
         body.stop()
-        body_bus.close()
         broker.stop()
         room.close()
         out = report(args, room, trials_at, onsets, self_start, speaks, list(seen))

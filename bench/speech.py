@@ -37,11 +37,11 @@ def main() -> None:
     os.environ.update(HOME=str(home), XDG_CONFIG_HOME=str(home / ".config"))
     os.environ.pop("ALSA_CONFIG_PATH", None)
 
-    from body_drivers.node import BodyNode
-    from body_drivers.sim import SimBody
     from body_drivers.speech.playback import AudioOutput
     from body_drivers.speech.speaker import Speaker
     from body_drivers.speech.tts import make_synthesizer
+    from edge.app import Stack
+    from edge.config import Settings
     from edge.runtime.broker import LocalBroker
     from edge.runtime.bus import Bus
     from edge.paths import DEFAULT_COMPANION
@@ -62,8 +62,8 @@ def main() -> None:
 
     speaker.speak = recording_speak  # type: ignore[method-assign]
     with LocalBroker(data_dir=tmp / "broker") as broker:
-        body_bus = Bus("bench-body", "body", broker.address).connect()
-        node = BodyNode(body_bus, SimBody(speaker=speaker), [pip]).start()
+        body = Stack(Settings(broker=broker.address, body_id="bench-body"), speaker=speaker, kinds=("body",),
+                     start_broker=False, companions=[pip]).start()   # `companion run body --node-id bench-body`
         client = Bus("bench-brain", "brain", broker.address).connect()
         results: queue.Queue = queue.Queue()
         client.subscribe(ActionResult, results.put)
@@ -80,8 +80,7 @@ def main() -> None:
             first_audio.append(report.first_audio_at - sent)
             total.append(done - sent)
             rtf.append(report.real_time_factor or 0.0)
-        node.stop()
-        body_bus.close()
+        body.stop()
         client.close()
     ms = lambda xs: round(statistics.median(xs) * 1000, 1)  # noqa: E731
     out = {"engine": args.engine, "n": args.n, "load_s": round(load_s, 3),

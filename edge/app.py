@@ -67,10 +67,12 @@ class Stack:
     kinds: tuple[str, ...] | None = None
     start_broker: bool = True
     transport: Callable[..., Transport] | None = None
+    brain_config: Any = None              # a whole BrainConfig (tests, benches); None: from the settings
+    brain_args: dict[str, Any] = field(default_factory=dict)   # more CompanionBrain arguments (clock, peers)
     broker: LocalBroker | None = None
     buses: list[Transport] = field(default_factory=list)   # every connection handed out, closed last
     nodes: list[Running] = field(default_factory=list)     # built, in start order
-    companions: list[Companion] = field(default_factory=list)
+    companions: list[Companion] = field(default_factory=list)   # given: these, not the settings' files
     ready_s: float | None = None          # start() to ready, model load and warm-up included
     _stopped: threading.Event = field(default_factory=threading.Event)
 
@@ -80,8 +82,8 @@ class Stack:
         rows = [kind_row(k) for k in kinds]   # an unknown kind is a ValueError naming the known ones
         rows = [row for row in KINDS if row in rows]
         started = time.monotonic()
-        if any(row.uses_companions for row in rows):   # the camera, registry and MCP server read their own (or none)
-            self.companions = load_companions(s)
+        if not self.companions and any(row.uses_companions for row in rows):   # the camera, registry and
+            self.companions = load_companions(s)                                # MCP server read their own
         if "brain" in kinds and self.provider is None:  # the model loads first, before piper and the rest
             from edge.providers.factory import make_provider
             self.provider = make_provider(s.provider)
@@ -92,7 +94,8 @@ class Stack:
                 s.broker = self.broker.address
                 self.broker.watch(self.notify or (lambda text: None))  # it logs broker.lost itself
             ctx = BuildContext(s, self._connection, self.companions, provider=self.provider,
-                               observer_factory=self.observer_factory, speaker=self.speaker, body_id=self.body_id)
+                               observer_factory=self.observer_factory, speaker=self.speaker, body_id=self.body_id,
+                               brain_config=self.brain_config, brain_args=self.brain_args)
             # every kind is built (its settings checked, its handlers registered) before any connects;
             # what was built is stopped if anything fails (stopping a node never started is harmless)
             for row in rows:

@@ -35,14 +35,14 @@ class BrainsRun(Lasting):
 
         super().__init__("brain")
         s = ctx.settings
-        config = BrainConfig(queue_size=s.queue_size, result_timeout_s=s.result_timeout_s,
-                             memory_messages=default_memory(s.provider))
-        peers = make_peers(s, ctx.companions)
+        config = ctx.brain_config or BrainConfig(queue_size=s.queue_size, result_timeout_s=s.result_timeout_s,
+                                                 memory_messages=default_memory(s.provider))
+        args = {"peers": make_peers(s, ctx.companions), **ctx.brain_args}
         self.brains: list[Any] = []
         for companion in ctx.companions:
             transport = ctx.transport(f"brain-{companion.id}", "brain", status={"companion": companion.id})
             observer = ctx.observer_factory(companion.name) if ctx.observer_factory else None
-            self.brains.append(CompanionBrain(companion, ctx.provider, transport, config, observer, peers=peers))
+            self.brains.append(CompanionBrain(companion, ctx.provider, transport, config, observer, **args))
 
     def start(self) -> None:
         for brain in self.brains:

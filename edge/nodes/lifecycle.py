@@ -57,6 +57,8 @@ class BuildContext:
     observer_factory: Any = None          # name -> observer callable, for console output
     speaker: Any = "auto"                 # "auto": from settings; None: silent body
     body_id: str | None = None            # the body's node id (None: settings.body_id, else body)
+    brain_config: Any = None              # a whole BrainConfig (tests, benches); None: from the settings
+    brain_args: dict[str, Any] = field(default_factory=dict)   # more CompanionBrain arguments (clock, peers)
 
 
 class Lasting:

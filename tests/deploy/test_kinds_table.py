@@ -78,3 +78,6 @@ def test_the_docs_tables_list_every_kind():
     assert _table_rows(deploy, "**Each account writes only its own status") == [*NAMES, "estop", "observer"]
     nodes = (REPO / "docs/nodes.md").read_text()
     assert _table_rows(nodes, "## The node kinds") == list(NAMES)
+    protocol = (REPO / "docs/protocol.md").read_text()
+    listed = re.search(r"one node, for systemd: (.*)", protocol)
+    assert listed and set(listed.group(1).split(" | ")) == set(NAMES)

@@ -4,55 +4,17 @@ would be refused by the LAN broker, one it adds for nothing would be granted for
 
 from __future__ import annotations
 
-import wave
-from pathlib import Path
-
-import cv2
-import numpy as np
-
 from edge.app import Stack
 from edge.config import Settings, load_toml
 from edge.kinds import BY_NAME, NAMES, NODE_ID_KINDS, kind
 from edge.protocol.payloads import Status
 from edge.providers.scripted import ScriptedProvider
 from edge.runtime.local import LocalHub
-from repo_paths import REPO
-
-PIP = REPO / "companions" / "pip.json"
-
-
-def _quiet_wav(path: Path) -> Path:
-    with wave.open(str(path), "wb") as out:
-        out.setnchannels(1), out.setsampwidth(2), out.setframerate(16000)
-        out.writeframes(np.zeros(1600, dtype=np.int16).tobytes())
-    return path
+from every_kind import every_kind_toml
 
 
 def test_each_node_subscribes_the_topics_of_its_row(tmp_path):
-    frames = tmp_path / "frames"
-    frames.mkdir()
-    cv2.imwrite(str(frames / "black.png"), np.zeros((48, 64, 3), dtype=np.uint8))
-    config = tmp_path / "robot.toml"
-    config.write_text(f"""
-[brain]
-companions = ["{PIP}"]
-[body]
-tts = "none"
-[camera]
-source = "{frames}"
-detector = "haar"
-quiet = true
-[mic]
-source = "{_quiet_wav(tmp_path / 'quiet.wav')}"
-stt = "pocketsphinx"
-quiet = true
-[gateway]
-port = 0
-[registry]
-port = 0
-[mcp]
-port = 0
-""")
+    config = every_kind_toml(tmp_path)
     hub = LocalHub()
     made: dict[str, list] = {}
 

@@ -7,10 +7,8 @@ from __future__ import annotations
 import json
 import threading
 import urllib.request
-import wave
 from pathlib import Path
 
-import numpy as np
 import pytest
 
 from edge.app import Stack, up_kinds
@@ -19,6 +17,7 @@ from edge.cli import build_parser, settings_from
 from edge.config import CameraSection, ConfigError, load_toml
 from edge.protocol.payloads import Status
 from edge.providers.scripted import ScriptedProvider
+from every_kind import every_kind_toml
 from repo_paths import REPO
 
 ROOT = REPO
@@ -104,15 +103,6 @@ def test_every_section_flag_is_a_flag_of_run():
     assert (mic.source, mic.vad, mic.end_silence, mic.quiet, mic.stt) == ("x.wav", "energy", 0.4, True, "pocketsphinx")
 
 
-def _silence(path: Path, seconds: float = 0.5) -> Path:
-    with wave.open(str(path), "wb") as out:
-        out.setnchannels(1)
-        out.setsampwidth(2)
-        out.setframerate(16000)
-        out.writeframes(np.zeros(int(16000 * seconds), np.int16).tobytes())
-    return path
-
-
 class Statuses:
     """Every node's retained status as it changes; ``wait`` until a condition on them holds."""
 
@@ -133,35 +123,7 @@ class Statuses:
 
 
 def test_up_starts_every_node_the_file_names(broker, tmp_path):
-    import cv2
-
-    frames = tmp_path / "frames"
-    frames.mkdir()
-    cv2.imwrite(str(frames / "00.png"), np.full((120, 160, 3), 128, np.uint8))
-    _silence(tmp_path / "quiet.wav")
-    path = _write(tmp_path, f"""
-[broker]
-address = "{broker.address}"
-[brain]
-companions = ["{PIP}"]
-[body]
-tts = "none"
-[camera]
-source = "frames"
-detector = "haar"
-quiet = true
-[mic]
-source = "quiet.wav"
-stt = "pocketsphinx"
-quiet = true
-[gateway]
-port = 0
-[registry]
-port = 0
-[mcp]
-port = 0
-""".replace('source = "frames"', f'source = "{frames}"').replace('source = "quiet.wav"',
-                                                                  f'source = "{tmp_path / "quiet.wav"}"'))
+    path = every_kind_toml(tmp_path, broker.address)
     settings = load_toml(path)
     watch = Statuses(broker)
     watch.bus.connect(timeout=10)

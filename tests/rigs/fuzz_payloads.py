@@ -16,11 +16,10 @@ import uuid
 from typing import Any, Callable, Iterator
 
 from body_drivers.body_config import parse_body_config
-from body_drivers.node import BodyNode
-from body_drivers.safety_monitor import SafetyMonitor
 from body_drivers.servo.sim.simulator import start_simulator
-from body_drivers.servo_body import build_servo_body
-from edge.brain.loop import BrainConfig, CompanionBrain
+from edge.app import Stack
+from edge.brain.loop import BrainConfig
+from edge.config import Settings
 from edge.runtime.bus import Bus
 from edge.protocol.companion import Companion
 from edge.protocol.payloads import Action, ActionResult, Estop, Perception, Status
@@ -144,20 +143,16 @@ def _servo_table(port: str) -> dict[str, Any]:
 
 
 class FuzzStack:
-    """A servo body (simulated servos on a pty, BodyNode, SafetyMonitor), a brain on the
-    ``scripted:`` provider, an attacker that publishes raw bytes and an operator that watches."""
+    """A servo body (simulated servos on a pty, BodyNode, SafetyMonitor) and a brain on the
+    ``scripted:`` provider, started as ``companion up`` starts them (a ``Stack`` on the broker), an
+    attacker that publishes raw bytes and an operator that watches."""
 
     def __init__(self, broker_address: Any, link: str, companion: Companion):
         self.companion = companion
         self.sim = start_simulator("feetech", link, [1, 2])
-        self.body = build_servo_body(parse_body_config(_servo_table(link))).start()
-        self.body_bus = Bus("body-fuzz", "body", broker_address)
-        self.node = BodyNode(self.body_bus, self.body, [companion])
-        self.monitor = SafetyMonitor(self.body_bus, self.body, watchdog_s=0)
+        settings = Settings(broker=broker_address, sim=False, tts="none", body_id="body-fuzz")
+        settings.body_config = parse_body_config(_servo_table(link))   # watchdog_s: 0 (off)
         self.provider = ScriptedProvider([{"action": "nod", "params": {"times": 1}}], loop=True)
-        self.brain_bus = Bus(f"brain-{companion.id}", "brain", broker_address)
-        self.brain = CompanionBrain(companion, self.provider, self.brain_bus, BrainConfig(warm=False))
-        self.attacker = Bus("attacker", "test", broker_address, announce=False, persistent=False).connect()
         self.operator = Bus("operator", "test", broker_address, announce=False, persistent=False)
         self.actions: queue.Queue[Action] = queue.Queue()
         self.results: queue.Queue[ActionResult] = queue.Queue()
@@ -165,12 +160,13 @@ class FuzzStack:
         self.operator.subscribe(Action, self.actions.put)
         self.operator.subscribe(ActionResult, self.results.put)
         self.operator.subscribe(Status, lambda s: self.body_status.put(s) if s.node == "body-fuzz" else None)
-        for bus in (self.body_bus, self.brain_bus, self.operator):
-            bus.connect()
-        self.node.start()
-        self.monitor.start()
-        self.brain.start()
-        self.brain_bus.set_status("online", companion=companion.id)
+        self.operator.connect()
+        self.stack = Stack(settings, provider=self.provider, speaker=None, kinds=("body", "brain"),
+                           start_broker=False, companions=[companion], brain_config=BrainConfig(warm=False)).start()
+        self.body, self.node, self.monitor = self.stack.executor, self.stack.body, self.stack.safety
+        self.brain = self.stack.brains[0]
+        self.body_bus, self.brain_bus = self.stack.buses
+        self.attacker = Bus("attacker", "test", broker_address, announce=False, persistent=False).connect()
         for bus in (self.body_bus, self.brain_bus, self.operator):
             assert bus.wait_subscribed(10), f"{bus.node_id}: subscriptions not acknowledged"
 
@@ -242,11 +238,8 @@ class FuzzStack:
         return _first(self.body_status, lambda s: s.extra.get("safety") == want, timeout)
 
     def close(self) -> None:
-        self.brain.stop()
-        self.monitor.stop()
-        self.node.stop()
-        self.body.close()
-        for bus in (self.brain_bus, self.body_bus, self.attacker, self.operator):
+        self.stack.stop()
+        for bus in (self.attacker, self.operator):
             bus.close()
         self.sim.stop()
 

@@ -19,10 +19,10 @@ from paho.mqtt.enums import CallbackAPIVersion
 from websockets.exceptions import InvalidStatus
 from websockets.sync.client import connect as ws_connect
 
-from body_drivers.node import BodyNode
-from body_drivers.sim import SimBody, SimConfig
+from body_drivers.sim import SimConfig
+from edge.app import Stack
 from edge.runtime.bus import Bus
-from edge.config import DEFAULT_COMPANION
+from edge.config import DEFAULT_COMPANION, Settings
 from edge.protocol.companion import load_companion
 from edge.protocol.payloads import Action, Perception, Reply
 from edge.services.gateway import FieldError, Gateway, GatewayConfig, WsClient, http_server_options, perception_from
@@ -108,11 +108,12 @@ def tap(broker):
 
 @pytest.fixture
 def body(broker, pip):
-    bus = Bus("body-test", "body", broker.address).connect()
-    node = BodyNode(bus, SimBody(config=SimConfig(move_speed=5.0, look_speed=5.0)), [pip]).start()
-    yield node
-    node.stop()
-    bus.close()
+    """``companion run body --node-id body-test`` on the test's broker."""
+    stack = Stack(Settings(broker=broker.address, body_id="body-test"), speaker=None, kinds=("body",),
+                  start_broker=False, companions=[pip]).start()
+    stack.sim.config = SimConfig(move_speed=5.0, look_speed=5.0)
+    yield stack.body
+    stack.stop()
 
 
 def rpc(method="perception.send", params=None, id=1, **extra):

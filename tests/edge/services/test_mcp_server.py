@@ -21,11 +21,10 @@ from mcp.shared._httpx_utils import create_mcp_http_client
 from mcp.shared.exceptions import MCPError
 
 from edge.services.mcp_server import MCP_PATH, PLAY_TOOL, SPEC_URI, serve, start
-from body_drivers.node import BodyNode
-from body_drivers.sim import SimBody, SimConfig
-from body_drivers.timeline import Timeline
+from body_drivers.sim import SimConfig
+from edge.app import Stack
 from edge.runtime.bus import Bus
-from edge.config import DEFAULT_COMPANION
+from edge.config import DEFAULT_COMPANION, Settings
 from edge.protocol.companion import load_companion
 from edge.protocol.payloads import Action
 from edge.runtime.local import LocalHub
@@ -49,11 +48,12 @@ def hub() -> LocalHub:
 
 
 def _body(hub, pip, tmp_path, namespace=None):
-    sim = SimBody(timeline=Timeline(tmp_path / "timeline.jsonl"), config=SimConfig(move_speed=5.0, look_speed=5.0))
-    bus = hub.transport("body-test", "body", namespace)
-    node = BodyNode(bus, sim, [pip], sim.timeline).start()   # handlers first, then connect
-    bus.connect()
-    return node, sim, bus
+    """``companion run body --node-id body-test`` on the hub: handlers first, then connect."""
+    settings = Settings(timeline=tmp_path / "timeline.jsonl", namespace=namespace, body_id="body-test")
+    stack = Stack(settings, speaker=None, kinds=("body",), start_broker=False, transport=hub.transport,
+                  companions=[pip]).start()
+    stack.sim.config = SimConfig(move_speed=5.0, look_speed=5.0)
+    return stack.body, stack.sim, stack.buses[0]
 
 
 @pytest.fixture

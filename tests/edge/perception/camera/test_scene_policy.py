@@ -244,15 +244,14 @@ def test_pedestrians_in_vtest_are_noticed_once(listener):
 
 @needs_samples
 def test_tracking_turns_the_simulated_head_toward_the_face(listener, tmp_path):
-    from body_drivers.node import BodyNode
-    from body_drivers.sim import SimBody
+    from edge.app import Stack
+    from edge.config import Settings
     from edge.protocol.companion import load_companion
 
     pip = load_companion(DEFAULT_COMPANION)
-    body_bus = listener.hub.transport("body-test", "body")
-    sim = SimBody()
-    body = BodyNode(body_bus, sim, [pip]).start()
-    body_bus.connect()
+    body = Stack(Settings(body_id="body-test"), speaker=None, kinds=("body",), start_broker=False,
+                 transport=listener.hub.transport, companions=[pip]).start()   # `companion run body` on the hub
+    sim = body.sim
     try:
         folder = scene_folder(tmp_path / "messi", [("messi5.jpg", 3)])
         code = run_camera(str(folder), "haar", companion_id=pip.id, capture=LOCKSTEP,
@@ -261,7 +260,6 @@ def test_tracking_turns_the_simulated_head_toward_the_face(listener, tmp_path):
         assert listener.wait(lambda: len(listener.results) >= 1)
     finally:
         body.stop()
-        body_bus.close()
     looks = [a for a in listener.actions if a.name == "look"]
     assert len(looks) == 1 and looks[0].sender == pip.id  # 3 frames at 5 fps, 1 look a second
     assert looks[0].params["x"] == pytest.approx((245 / 548 - 0.5) * 2, abs=0.06)
