@@ -75,6 +75,7 @@ class Stack:
     companions: list[Companion] = field(default_factory=list)   # given: these, not the settings' files
     ready_s: float | None = None          # start() to ready, model load and warm-up included
     _stopped: threading.Event = field(default_factory=threading.Event)
+    _own_provider: bool = False
 
     def start(self) -> "Stack":
         s = self.settings
@@ -87,6 +88,7 @@ class Stack:
         if "brain" in kinds and self.provider is None:  # the model loads first, before piper and the rest
             from edge.providers.factory import make_provider
             self.provider = make_provider(s.provider)
+            self._own_provider = True    # closed with the stack; one given is its owner's to close
         try:
             if self.start_broker:
                 self.broker = ensure_broker(s.broker)
@@ -178,7 +180,7 @@ class Stack:
 
     def stop(self) -> None:
         """Every node in reverse order (perception and services first, then the brains: no new
-        actions, then the body), then the connections, the provider and our broker."""
+        actions, then the body), then the connections, the provider it built and our broker."""
         if self._stopped.is_set():
             return
         self._stopped.set()
@@ -186,7 +188,7 @@ class Stack:
             node.stop()
         for bus in reversed(self.buses):
             bus.close()
-        if self.provider is not None and hasattr(self.provider, "close"):
+        if self._own_provider and hasattr(self.provider, "close"):
             self.provider.close()
         if self.broker is not None:
             self.broker.cleanup()

@@ -22,9 +22,10 @@ from pathlib import Path
 
 import pytest
 
-from body_drivers.node import BodyNode
-from body_drivers.sim import SimBody, SimConfig
-from edge.brain.loop import BrainConfig, CompanionBrain
+from body_drivers.sim import SimConfig
+from edge.app import Stack
+from edge.brain.loop import BrainConfig
+from edge.config import Settings
 from edge.protocol.companion import Companion, load_companion
 from edge.protocol.payloads import Action, Perception
 from edge.providers import model_files
@@ -60,15 +61,6 @@ def stage():
 
     def start(name: str, model: EmbeddedProvider):
         companion: Companion = load_companion(COMPANIONS / f"{name}.json")
-        sim = SimBody(config=SimConfig(move_speed=50, look_speed=50, gesture_s=0.0))
-        body_bus = hub.transport("body", "body")
-        body = BodyNode(body_bus, sim, [companion]).start()
-        body_bus.connect()
-        watcher = hub.transport("watcher", "test")
-        seen: queue.Queue[Action] = queue.Queue()
-        watcher.subscribe(Action, seen.put)
-        watcher.connect()
-        bus = hub.transport(f"brain-{companion.id}", "brain")
         events: list = []
         finished = threading.Event()
 
@@ -77,10 +69,18 @@ def stage():
             if kind == "state" and data.get("state") == "waiting" and any(k == "perception" for k, _ in events):
                 finished.set()      # the turn for the perception is over: its results are in
 
-        brain = CompanionBrain(companion, model, bus, BrainConfig(memory_messages=0), observer=observe)
-        brain.node.start()   # handlers were registered when it was built; subscribed once connected
-        brain.start()
-        made.append((brain, bus, body, body_bus, watcher))
+        # `companion up`'s body and brain, on the hub
+        stack = Stack(Settings(), provider=model, speaker=None, kinds=("body", "brain"), start_broker=False,
+                      transport=hub.transport, companions=[companion], observer_factory=lambda name: observe,
+                      brain_config=BrainConfig(memory_messages=0)).start()
+        sim = stack.sim
+        sim.config = SimConfig(move_speed=50, look_speed=50, gesture_s=0.0)
+        bus = stack.buses[1]
+        watcher = hub.transport("watcher", "test")
+        seen: queue.Queue[Action] = queue.Queue()
+        watcher.subscribe(Action, seen.put)
+        watcher.connect()
+        made.append((stack, watcher))
 
         def decide(perception: Perception) -> tuple[list[Action], list]:
             events.clear()
@@ -95,11 +95,8 @@ def stage():
         return decide, sim
 
     yield start
-    for brain, bus, body, body_bus, watcher in made:
-        brain.stop()
-        bus.close()
-        body.stop()
-        body_bus.close()
+    for stack, watcher in made:
+        stack.stop()
         watcher.close()
 
 

@@ -11,9 +11,10 @@ from typing import Any, Iterator
 
 import pytest
 
-from body_drivers.node import BodyNode
-from body_drivers.sim import SimBody, SimConfig
-from edge.brain.loop import BrainConfig, CompanionBrain
+from body_drivers.sim import SimConfig
+from edge.app import Stack
+from edge.brain.loop import BrainConfig
+from edge.config import Settings
 from edge.runtime.bus import Bus
 from edge.console import ConsoleObserver
 from edge.protocol.companion import Companion, load_companion
@@ -40,27 +41,22 @@ def _online(client_seen: "queue.Queue[Status]", node: str) -> None:
 
 @pytest.fixture
 def rig(broker, pochi) -> Iterator[Any]:
-    sim = SimBody(config=SimConfig(move_speed=10, look_speed=10, gesture_s=0.0))
     client = Bus("client", "test", broker.address).connect()
     statuses: queue.Queue[Status] = queue.Queue()
     actions: queue.Queue[Action] = queue.Queue()
     client.subscribe(Status, statuses.put)
     client.subscribe(Action, actions.put)
-    body_bus = Bus("body", "body", broker.address).connect()
-    body = BodyNode(body_bus, sim, [pochi]).start()
-    body_bus.set_status("online")
-    _online(statuses, "body")
     events: queue.Queue[tuple[str, dict]] = queue.Queue()
     provider = ScriptedProvider([{"action": "speak", "params": {"message": "Bones! I like bones"}}])
-    brain_bus = Bus("brain", "brain", broker.address).connect()
-    brain = CompanionBrain(pochi, provider, brain_bus, BrainConfig(), lambda k, d: events.put((k, d))).start()
-    brain_bus.set_status("online")
-    _online(statuses, "brain")
+    # `companion up`'s body and brain, on the test's broker
+    stack = Stack(Settings(broker=broker.address), provider=provider, speaker=None, kinds=("body", "brain"),
+                  start_broker=False, companions=[pochi], brain_config=BrainConfig(),
+                  observer_factory=lambda name: lambda k, d: events.put((k, d))).start()
+    stack.sim.config = SimConfig(move_speed=10, look_speed=10, gesture_s=0.0)
+    _online(statuses, "body")
+    _online(statuses, f"brain-{pochi.id}")
     yield client, provider, actions, events
-    brain.stop()
-    brain_bus.close()
-    body.stop()
-    body_bus.close()
+    stack.stop()
     client.close()
 
 
