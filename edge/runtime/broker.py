@@ -2,7 +2,8 @@
 
 The embedded default: a user who runs ``companion up`` with no broker gets one, listening
 only on 127.0.0.1, with persistence in a temporary directory (so a QoS-1 session survives a
-broker restart within the run) and TCP_NODELAY (Nagle + delayed ACK costs ~40-90 ms a hop).
+broker restart within the run) and TCP_NODELAY (Nagle + delayed ACK costs ~40-90 ms a hop;
+measured in docs/protocol.md, "Facts the code relies on").
 """
 
 from __future__ import annotations
@@ -103,7 +104,7 @@ def _config_text(port: int, data_dir: Path) -> str:
         "log_type warning",
     ]
     if hasattr(os, "geteuid") and os.geteuid() == 0:
-        lines.append("user root")  # mosquitto 2.0 otherwise drops to 'mosquitto' and can't write our dir
+        lines.append("user root")  # else mosquitto 2.0 drops to 'mosquitto', can't write our dir (docs/protocol.md)
     return "\n".join(lines) + "\n"
 
 

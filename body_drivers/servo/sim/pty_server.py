@@ -4,7 +4,7 @@ The simulator owns the master side of a pty; clients open the slave (or a symlin
 it) exactly as they would open /dev/ttyUSB0, through pyserial or a vendor SDK. Both
 sides are put in raw mode so no byte is translated or echoed by the line discipline; a
 pty has no baud rate, so a reply is on its way within a fraction of a millisecond —
-well inside the 34 ms dynamixel-sdk and ~50 ms scservo_sdk wait. The server also plays
+well inside the 34 ms dynamixel-sdk and ~50 ms scservo_sdk wait (docs/protocol.md). The server also plays
 the wire's tricks (see ``faults``): echo, lost, garbled, truncated or noisy replies.
 """
 

@@ -81,7 +81,8 @@ def _recorded_files(dist: metadata.Distribution) -> list[str]:
     """Every file the installer recorded for ``dist``, whether or not it is still on disk.
 
     Read from RECORD itself: since Python 3.12 ``Distribution.files`` leaves out the files that
-    are gone, so a package whose model folder was deleted would look as if it never had one.
+    are gone, so a package whose model folder was deleted would look as if it never had one
+    (docs/protocol.md, "Facts the code relies on").
     """
     record = dist.read_text("RECORD")
     if record is None:  # not a pip-installed wheel (an egg, a bare dist-info): the library's list
