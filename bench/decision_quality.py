@@ -48,7 +48,7 @@ from decision_checks import Decision  # noqa: E402
 from edge.brain.loop import BrainConfig, CompanionBrain  # noqa: E402
 from edge.protocol.companion import Companion, load_companion  # noqa: E402
 from edge.protocol.payloads import Action, ActionResult, Perception  # noqa: E402
-from edge.providers.decision import SPEECH_ACTIONS  # noqa: E402
+from edge.protocol.action_names import SPEECH_ACTIONS  # noqa: E402
 from edge.providers.factory import make_provider  # noqa: E402
 
 ROOT = HERE.parent

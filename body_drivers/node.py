@@ -31,13 +31,12 @@ from edge.runtime.worker import WORKER_FAILED, Worker, guarded
 from edge.log import get_logger
 from edge.protocol import codec
 from edge.protocol.codec import CodecError
+from edge.protocol.action_names import SPEECH_ACTIONS, STOP
 from edge.protocol.companion import ActionSpec, Companion, validate_params
 from edge.protocol.payloads import Action, ActionError, ActionResult, Estop, PayloadError, VoiceActivity
 
 log = get_logger(__name__)
 
-STOP_ACTION = "stop"  # always understood by every body, whether or not a companion file declares it
-SPEECH_ACTIONS = ("speak",)  # what a person talking over the robot cuts (barge-in)
 IDLE_WAIT_S = 0.5  # the worker looks at its stop event at least this often
 UNENCODABLE_RESULT = "unencodable_result"
 
@@ -112,7 +111,7 @@ class BodyNode:
                 log.info("action.duplicate", id=action.id, name=action.name)
                 return
             self._seen.append(action.id)
-        if action.name == STOP_ACTION:
+        if action.name == STOP:
             self._stop_now(action)
             return
         if self.estop_engaged:

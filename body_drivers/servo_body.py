@@ -5,7 +5,7 @@ each pose one control tick at a time through the ``SafetyGate`` (clamped, slew-l
 reading the servos back every tick, until every joint is within tolerance of its goal or
 the planned time plus ``settle_s`` has run out. A servo fault, a timeout or a cancel stops
 the motion where it is (hold) and fails the action with a message naming the joint.
-``speak`` goes to the speech Speaker when one is given. ``go_safe`` brings the body to its
+``speak`` and ``say`` go to the speech Speaker when one is given. ``go_safe`` brings the body to its
 safe pose slowly and turns torque off (brain offline, watchdog, shutdown). The estop stops
 every motion, the safe pose included, at the next control tick; releasing it moves nothing.
 """
@@ -27,6 +27,7 @@ from body_drivers.servo.buses import open_bus
 from body_drivers.timeline import Timeline
 from edge.log import get_logger
 from edge.protocol.action_codes import ActionCode
+from edge.protocol.action_names import SPEECH_ACTIONS
 from edge.protocol.payloads import Action
 
 log = get_logger(__name__)
@@ -87,7 +88,7 @@ class ServoBody:
         try:
             if action.sender in self.blocked:
                 raise ActionFailure(ActionCode.BRAIN_OFFLINE, self.blocked[action.sender])
-            if action.name == "speak" and "speak" not in self.config.kinematics:
+            if action.name in SPEECH_ACTIONS and action.name not in self.config.kinematics:
                 self._speak(action, cancel)
                 return
             mapping = self.config.kinematics.get(action.name)
@@ -267,10 +268,10 @@ class ServoBody:
 
     def _speak(self, action: Action, cancel: threading.Event) -> None:
         if self.speaker is None:
-            raise ActionFailure(ActionCode.UNSUPPORTED, "speak: this body has no voice (body.tts = \"none\")")
+            raise ActionFailure(ActionCode.UNSUPPORTED, f"{action.name}: this body has no voice (body.tts = \"none\")")
         text = action.params.get("message") if isinstance(action.params, dict) else None
         if not isinstance(text, str) or not text.strip():
-            raise ActionFailure(ActionCode.INVALID_PARAMS, "speak: message must be non-empty text")
+            raise ActionFailure(ActionCode.INVALID_PARAMS, f"{action.name}: message must be non-empty text")
         report = self.speaker.speak(text, cancel=cancel)
         if getattr(report, "cancelled", False):
             raise ActionFailure(ActionCode.CANCELLED, "speech cut short (estop or stop)")

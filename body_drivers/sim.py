@@ -1,7 +1,7 @@
 """The headless simulated body: a pose that moves in real time, a gaze, and a real voice.
 
 ``move`` and ``look`` change a kept pose at a bounded speed (so a move takes time, like a
-real one, and an estop can interrupt it half-way); ``speak`` goes through the real speech
+real one, and an estop can interrupt it half-way); ``speak`` (or ``say``) goes through the real speech
 pipeline (piper, then sounddevice) when a speaker is given; any other action the definition
 declares is accepted and recorded, so every companion file runs on the simulator.
 """
@@ -18,6 +18,7 @@ from body_drivers.node import ActionFailure
 from body_drivers.timeline import Timeline
 from edge.log import get_logger
 from edge.protocol.action_codes import ActionCode
+from edge.protocol.action_names import SPEECH_ACTIONS
 from edge.protocol.payloads import Action
 
 log = get_logger(__name__)
@@ -55,7 +56,7 @@ class SimBody:
         self._stop = threading.Event()
         self.spoken: list[dict[str, Any]] = []   # the last SPOKEN_KEPT sentences (tests, the demo)
         self._handlers: dict[str, Callable[[Action, threading.Event], None]] = {
-            "move": self._move, "look": self._look, "speak": self._speak,
+            "move": self._move, "look": self._look, **{name: self._speak for name in SPEECH_ACTIONS},
         }
 
     @property
@@ -101,7 +102,7 @@ class SimBody:
     def _speak(self, action: Action, cancel: threading.Event) -> None:
         text = str(action.params.get("message", "")).strip()
         if not text:
-            raise ActionFailure(ActionCode.INVALID_PARAMS, "speak: message is empty")
+            raise ActionFailure(ActionCode.INVALID_PARAMS, f"{action.name}: message is empty")
         entry: dict[str, Any] = {"id": action.id, "text": text}
         if self.speaker is not None:
             report = self.speaker.speak(text, cancel=cancel)

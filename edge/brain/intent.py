@@ -33,9 +33,9 @@ from edge.brain.slots import asks_to_go, asks_to_see, concepts_in, enum_words, p
 from edge.brain.small_talk import TALK
 from edge.brain.turn import SEND_MESSAGE
 from edge.brain.prompt import EXAMPLES_KEY
+from edge.protocol.action_names import SPEECH_ACTIONS
 from edge.protocol.companion import Companion
 from edge.providers.base import Tool
-from edge.providers.decision import SPEECH_ACTIONS
 from edge.providers.retrieval import EmbeddingRanker, default_ranker, split_identifier, tokenize, tool_passages
 from edge.providers.sentence_examples import template_words, variants
 

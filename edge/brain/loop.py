@@ -39,12 +39,12 @@ from edge.runtime.node import Node
 from edge.runtime.transport import Transport
 from edge.runtime.worker import Worker, guarded
 from edge.log import get_logger
+from edge.protocol.action_names import SPEECH_ACTIONS, STOP
 from edge.protocol.companion import Companion
 from edge.protocol.dedupe import RecentIds
 from edge.protocol.payloads import (Action, ActionError, ActionResult, CompanionMessage, Estop, Perception, Reply,
                                     VoiceActivity)
 from edge.providers.base import Provider, ProviderError, ToolCall, warm
-from edge.providers.decision import SPEECH_ACTIONS
 from edge.providers.retrieval import choose_tools, perception_query
 from edge.providers.sentence_examples import sentence_examples
 
@@ -52,7 +52,6 @@ log = get_logger(__name__)
 
 Observer = Callable[[str, dict[str, Any]], None]
 Peers = Callable[[], list[dict[str, Any]]]
-STOP_ACTION = "stop"      # the body's own stop: allowed through an engaged estop
 SLASH_QUEUE = 64
 
 
@@ -391,7 +390,7 @@ class CompanionBrain:
         While the estop is engaged the action is refused here, as the body would refuse it,
         and never published: a decision that was on its way when the estop came is not carried out."""
         action = Action(name=name, params=params, sender=self.companion.id)
-        if self.estop_engaged and name != STOP_ACTION:
+        if self.estop_engaged and name != STOP:
             now = time.time()
             result = ActionResult(id=action.id, name=name, ok=False, sender=self.companion.id, started=now,
                                   finished=now, error=ActionError("estop_engaged", "emergency stop is engaged; "

@@ -29,7 +29,8 @@ from edge.protocol.action_codes import ActionCode
 from edge.protocol.companion import validate_params
 from edge.protocol.payloads import ActionError, ActionResult
 from edge.providers.base import ProviderContext, ProviderError, ProviderResponse, Tool, ToolCall
-from edge.providers.decision import SPEECH_ACTIONS, decision_budget, map_spoken, speech_of
+from edge.protocol.action_names import SPEECH_ACTIONS
+from edge.providers.decision import decision_budget, map_spoken, speech_of
 
 if TYPE_CHECKING:
     from edge.brain.loop import CompanionBrain

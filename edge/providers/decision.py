@@ -30,6 +30,7 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from edge.protocol.action_names import SPEECH_ACTIONS
 from edge.providers.base import ContentSegment, ProviderResponse, Tool, ToolCall
 
 NO_ACTION = "none"
@@ -210,7 +211,6 @@ class Speech:
         return ToolCall(name=self.action, args={self.param: text})
 
 
-SPEECH_ACTIONS = ("speak", "say")
 _KANA = re.compile(r"[\u3040-\u30ff]")
 # the first character of Japanese words: kana, kanji, Japanese punctuation and full-width forms
 _JAPANESE_START = "[\\u3040-\\u30ff\\u4e00-\\u9fff\\u3000-\\u303f\\uff01\\uff03-\\uff3a\\uff3c\\uff3e-\\uff5a\\uff5c\\uff5e]"

@@ -4,8 +4,10 @@ these tests are about (tests/test_bus*.py, test_servo_body.py and tests/e2e/ kee
 
 from __future__ import annotations
 
+import copy
 import json
 import queue
+import threading
 import time
 
 import pytest
@@ -14,8 +16,9 @@ from body_drivers.node import BodyNode
 from body_drivers.sim import SimBody, SimConfig
 from body_drivers.timeline import Timeline
 from edge.config import DEFAULT_COMPANION
-from edge.protocol.companion import load_companion
-from edge.protocol.payloads import Action, ActionResult, Estop
+from edge.protocol.action_names import SPEECH_ACTIONS
+from edge.protocol.companion import load_companion, parse_companion
+from edge.protocol.payloads import Action, ActionResult, Estop, VoiceActivity
 from edge.runtime.local import LocalHub
 
 
@@ -174,3 +177,53 @@ def test_stop_cuts_the_current_action_and_drops_the_queue(body, brain_bus, pip):
     after = Action(name="look", params={"x": 0.2, "y": 0, "z": 1}, sender=pip.id)
     bus.publish(after)
     assert _result_for(results, after.id).ok  # stop is not a latch: the body goes on afterwards
+
+
+class HeldSpeaker:
+    """A voice that plays until it is cut: ``playing`` is set while a sentence is under way."""
+
+    def __init__(self) -> None:
+        self.playing = threading.Event()
+
+    def speak(self, text: str, cancel: threading.Event):
+        self.playing.set()
+        cut = cancel.wait(30)
+        self.playing.clear()
+        return type("Report", (), {"cancelled": cut, "seconds": 0.0})()
+
+
+@pytest.mark.parametrize("name", SPEECH_ACTIONS)
+def test_barge_in_cuts_every_speech_action_and_drops_the_speech_waiting(hub, pip, tmp_path, brain_bus, name):
+    """``say`` is speech to the body as it is to the brain (edge/protocol/action_names.py): a
+    person talking over it cuts it and drops the speech queued behind it; a motion queued goes on."""
+    doc = copy.deepcopy(pip.source)
+    speak = next(a for a in doc["actions"] if a["title"] == "speak")
+    doc["actions"].append({**copy.deepcopy(speak), "title": "say"})
+    companion = parse_companion(doc)
+    speaker = HeldSpeaker()
+    sim = SimBody(speaker=speaker, timeline=Timeline(tmp_path / "timeline.jsonl"))
+    bus = hub.transport("body-voice", "body")
+    node = BodyNode(bus, sim, [companion]).start()
+    bus.connect()
+    assert bus.wait_subscribed(5)
+    client, results = brain_bus
+    try:
+        said = Action(name=name, params={"message": "Let me tell you a long story."}, sender=companion.id)
+        waiting = Action(name=name, params={"message": "And another one."}, sender=companion.id)
+        nod = Action(name="nod", params={"times": 1}, sender=companion.id)
+        for action in (said, waiting, nod):
+            client.publish(action)
+        assert speaker.playing.wait(5)
+        client.publish(VoiceActivity(sender="mic", onset=time.time(), event="started", over=[said.id]))
+        got: dict = {}
+        while len(got) < 3:
+            r = results.get(timeout=5)
+            got[r.id] = r
+        cut, dropped, moved = got[said.id], got[waiting.id], got[nod.id]
+        assert not cut.ok and cut.error.code == "interrupted" and "talked over" in cut.error.message
+        assert not dropped.ok and dropped.error.code == "interrupted"
+        assert moved.ok
+        assert [e["id"] for e in node.timeline.events if e["event"] == "speech.interrupted"] == [said.id]
+    finally:
+        node.stop()
+        bus.close()

@@ -23,16 +23,15 @@ import threading
 import time
 from collections.abc import Callable, Iterable
 
+from edge.protocol.action_names import SPEECH_ACTIONS
 from edge.protocol.payloads import Action, ActionResult
-
-SOUND_ACTIONS = ("speak",)
 
 
 class SelfVoiceGate:
     """Thread-safe: bus handlers call in from paho's thread, the mic loop asks ``active()``."""
 
     def __init__(self, tail_s: float = 0.6, max_hold_s: float = 60.0, seconds_per_char: float = 0.15,
-                 sound_actions: Iterable[str] = SOUND_ACTIONS, clock: Callable[[], float] = time.monotonic):
+                 sound_actions: Iterable[str] = SPEECH_ACTIONS, clock: Callable[[], float] = time.monotonic):
         self.tail_s = tail_s
         self.max_hold_s = max_hold_s
         self.seconds_per_char = seconds_per_char
