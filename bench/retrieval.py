@@ -28,7 +28,8 @@ sys.path[:0] = [str(ROOT), str(ROOT / "tests" / "rigs")]
 from tool_catalogue import ACTIONS, JAPANESE  # noqa: E402
 
 from edge.providers.base import Tool  # noqa: E402
-from edge.providers.retrieval import DEFAULT_RANKER, Ranker, rank  # noqa: E402
+from edge.brain.rankers import DEFAULT_RANKER, Ranker  # noqa: E402
+from edge.brain.retrieval import rank  # noqa: E402
 
 KS = (1, 3, 5, 12)
 
@@ -128,7 +129,7 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--json", action="store_true", help="print the whole result as JSON")
     args = parser.parse_args()
-    from edge.providers.embedding_onnx import MODEL_NAME, load_onnx_ranker
+    from edge.brain.embedding_onnx import MODEL_NAME, load_onnx_ranker
     rankers: dict[str, Ranker] = {"bm25": DEFAULT_RANKER}
     t0 = time.perf_counter()
     onnx = load_onnx_ranker()

@@ -23,7 +23,7 @@ from edge.log import get_logger
 from edge.protocol.payloads import ActionResult, Perception
 from edge.brain.slots import complete, enum_words, pin, settled, usual
 from edge.protocol.sentences import SentenceMatcher
-from edge.providers.sentence_examples import rule_words
+from edge.brain.sentence_examples import rule_words
 from edge.brain.intent import says
 from edge.providers.base import ContentSegment, ProviderResponse, Tool, ToolCall
 

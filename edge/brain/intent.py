@@ -36,8 +36,10 @@ from edge.brain.prompt import EXAMPLES_KEY
 from edge.protocol.action_names import SPEECH_ACTIONS
 from edge.protocol.companion import Companion
 from edge.providers.base import Tool
-from edge.providers.retrieval import EmbeddingRanker, default_ranker, split_identifier, tokenize, tool_passages
-from edge.providers.sentence_examples import template_words, variants
+from edge.brain.ranker_choice import default_ranker
+from edge.brain.rankers import EmbeddingRanker, split_identifier, tokenize
+from edge.brain.retrieval import tool_passages
+from edge.brain.sentence_examples import template_words, variants
 
 COMMAND_MARGIN = 0.12   # this much closer to an action than to talk: a command
 WORDED_MARGIN = -0.1    # the same for a sentence with a word only that action's templates use

@@ -45,8 +45,8 @@ from edge.protocol.dedupe import RecentIds
 from edge.protocol.payloads import (Action, ActionError, ActionResult, CompanionMessage, Estop, Perception, Reply,
                                     VoiceActivity)
 from edge.providers.base import Provider, ProviderError, ToolCall, warm
-from edge.providers.retrieval import choose_tools, perception_query
-from edge.providers.sentence_examples import sentence_examples
+from edge.brain.retrieval import choose_tools, perception_query
+from edge.brain.sentence_examples import sentence_examples
 
 log = get_logger(__name__)
 

@@ -29,7 +29,6 @@ PACKAGES = ("edge", "body_drivers")
 CIRCLES_BEING_REMOVED: dict[frozenset[str], str] = {
     frozenset({"edge.brain.fast_path", "edge.brain.intent", "edge.brain.loop",
                "edge.brain.spoken_stream", "edge.brain.turn"}): "brain",
-    frozenset({"edge.providers.embedding_onnx", "edge.providers.retrieval"}): "brain",
 }
 
 

@@ -11,8 +11,9 @@ from edge.brain.intent import CommandSense
 from edge.brain.loop import BrainConfig, CompanionBrain
 from edge.protocol.companion import load_companion
 from edge.protocol.payloads import Perception
-from edge.providers.retrieval import EmbeddingRanker, default_ranker
-from edge.providers.sentence_examples import template_words, variants
+from edge.brain.ranker_choice import default_ranker
+from edge.brain.rankers import EmbeddingRanker
+from edge.brain.sentence_examples import template_words, variants
 from edge.providers.scripted import ScriptedProvider
 
 from brain_doubles import OkBody

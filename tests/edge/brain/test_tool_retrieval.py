@@ -17,14 +17,13 @@ from edge.runtime.bus import Bus
 from edge.config import DEFAULT_COMPANION
 from edge.protocol.companion import Companion, load_companion
 from edge.protocol.payloads import Perception
-from edge.providers import embedding_onnx
+from edge.brain import embedding_onnx
+from edge.brain.embedding_onnx import MODEL_NAME, OnnxEmbeddingRanker, load_onnx_ranker
+from edge.brain.ranker_choice import RETRIEVAL_ENV, default_ranker, pick_ranker, reset_default_ranker
+from edge.brain.rankers import DEFAULT_RANKER, Bm25Ranker, EmbeddingRanker, Ranker, split_identifier, stem, tokenize
+from edge.brain.retrieval import choose_tools, perception_query, rank, select_tools, tool_document
+from edge.brain.sentence_examples import sentence_examples
 from edge.providers.base import Tool
-from edge.providers.embedding_onnx import MODEL_NAME, OnnxEmbeddingRanker, load_onnx_ranker
-from edge.providers.retrieval import (DEFAULT_RANKER, RETRIEVAL_ENV, Bm25Ranker, EmbeddingRanker, Ranker,
-                                      choose_tools, default_ranker, perception_query, pick_ranker, rank,
-                                      reset_default_ranker, select_tools, split_identifier, stem, tokenize,
-                                      tool_document)
-from edge.providers.sentence_examples import sentence_examples
 from edge.providers.scripted import ScriptedProvider
 
 BM25 = Bm25Ranker()

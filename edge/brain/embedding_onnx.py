@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from edge.log import get_logger
-from edge.providers.retrieval import EmbeddingRanker
+from edge.brain.rankers import EmbeddingRanker
 
 log = get_logger(__name__)
 
