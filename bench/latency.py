@@ -4,7 +4,8 @@ Runs, in one process and against one mosquitto:
 1. the raw QoS-1 publish -> receive time of a payload-sized message (paho, TCP_NODELAY);
 2. the whole stack with a zero-delay scripted provider and a zero-time simulated action:
    perception -> brain -> provider -> action -> body -> result, for N events, with each of
-   the three MQTT hops timed on the same clock;
+   the three MQTT hops timed on the same clock, and the brain's own stages (edge/brain/stages.py:
+   templates, unchanged view, tool offer, retrieval, context, meaning, model turn) as it times them;
 3. time from ``companion up --sim`` to ready (the real CLI, embedded LLM and piper), and the
    RSS of the stack without the LLM (scripted provider, speech off).
 
@@ -68,11 +69,13 @@ def raw_round_trip(broker: LocalBroker, n: int) -> list[float]:
     return times
 
 
-def stack_round_trip(broker: LocalBroker, n: int) -> dict[str, list[float]]:
-    """Total and per-hop latencies through the real stack with a zero-delay provider."""
+def stack_round_trip(broker: LocalBroker, n: int) -> tuple[dict[str, list[float]], dict[str, list[float]]]:
+    """Total and per-hop latencies through the real stack with a zero-delay provider, and the
+    brain's time per stage (seconds)."""
     settings = Settings(broker=broker.address, provider="scripted", tts="none", companions=[DEFAULT_COMPANION])
     provider = ScriptedProvider([{"action": "nod", "params": {"times": 1}}], loop=True)
     marks: dict[str, dict[str, float]] = {}
+    stages: list[dict[str, float]] = []
     lock = threading.Lock()
 
     def observer(kind: str, data: dict) -> None:
@@ -82,6 +85,8 @@ def stack_round_trip(broker: LocalBroker, n: int) -> dict[str, list[float]]:
                 marks.setdefault(data["perception"]["id"], {})["brain_in"] = now
             elif kind == "action":
                 marks.setdefault(data["perception_id"], {})["action_out"] = now
+            elif kind == "stages":
+                stages.append(data["ms"])
 
     stack = Stack(settings, observer_factory=lambda name: observer, provider=provider, speaker=None)
     stack.start()
@@ -107,7 +112,12 @@ def stack_round_trip(broker: LocalBroker, n: int) -> dict[str, list[float]]:
             hop3.append(t_end - result.finished)
     client.close()
     stack.stop()
-    return {"total": totals, "hop1_perception_to_brain": hop1, "hop2_action_to_body": hop2, "hop3_result_to_client": hop3}
+    per_stage: dict[str, list[float]] = {}
+    for ms in stages:
+        for name, value in ms.items():
+            per_stage.setdefault(name, []).append(value / 1000)
+    return ({"total": totals, "hop1_perception_to_brain": hop1, "hop2_action_to_body": hop2,
+             "hop3_result_to_client": hop3}, per_stage)
 
 
 def rss_mb(pid: int) -> float:
@@ -144,14 +154,17 @@ def main() -> None:
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp, LocalBroker(data_dir=Path(tmp) / "broker") as broker:
         raw = raw_round_trip(broker, args.events)
-        hops = stack_round_trip(broker, args.events)
+        hops, per_stage = stack_round_trip(broker, args.events)
     raw_s, total_s = summary(raw), summary(hops["total"])
-    out = {"events": args.events, "raw_round_trip": raw_s, "stack": {k: summary(v) for k, v in hops.items() if v}}
+    out = {"events": args.events, "raw_round_trip": raw_s, "stack": {k: summary(v) for k, v in hops.items() if v},
+           "brain_stages": {k: summary(v) for k, v in per_stage.items() if v}}
     out["ratio_total_p99_to_3_raw_p99"] = round(total_s["p99_ms"] / (3 * raw_s["p99_ms"]), 2)
     out["overhead_p99_ms"] = round(total_s["p99_ms"] - 3 * raw_s["p99_ms"], 3)
     print(f"raw QoS-1 publish->receive: p50 {raw_s['p50_ms']} ms, p99 {raw_s['p99_ms']} ms ({args.events} messages)")
     for k, v in out["stack"].items():
         print(f"stack {k:>22}: p50 {v['p50_ms']} ms, p99 {v['p99_ms']} ms")
+    for k, v in out["brain_stages"].items():
+        print(f"brain stage {k:>16}: p50 {v['p50_ms']} ms, p99 {v['p99_ms']} ms")
     print(f"total p99 / (3 x raw p99) = {out['ratio_total_p99_to_3_raw_p99']}  (target <= 3)")
     if not args.skip_up:
         with tempfile.TemporaryDirectory() as tmp:

@@ -15,20 +15,20 @@ from __future__ import annotations
 import json
 import re
 import time
-from typing import TYPE_CHECKING, Any, Callable
+from typing import Any, Callable
 
 from edge.brain import prompt
+from edge.brain.acting import Acts
+from edge.brain.intent import says
+from edge.brain.memory import ConversationMemory
+from edge.brain.sentence_examples import rule_words
+from edge.brain.slots import complete, enum_words, pin, settled, usual
 from edge.brain.state import BrainState
 from edge.log import get_logger
+from edge.protocol.companion import Companion
 from edge.protocol.payloads import ActionResult, Perception
-from edge.brain.slots import complete, enum_words, pin, settled, usual
 from edge.protocol.sentences import SentenceMatcher
-from edge.brain.sentence_examples import rule_words
-from edge.brain.intent import says
 from edge.providers.base import ContentSegment, ProviderResponse, Tool, ToolCall
-
-if TYPE_CHECKING:
-    from edge.brain.loop import CompanionBrain
 
 log = get_logger(__name__)
 
@@ -79,10 +79,10 @@ def _rule_hints(doc: Any) -> dict[str, list[tuple[set[str], dict[str, Any]]]]:
 class FastPath:
     """One brain's compiled sentence templates, compiled once when the brain is built."""
 
-    def __init__(self, brain: "CompanionBrain") -> None:
-        self.brain = brain
-        self.matcher = SentenceMatcher.for_companion(brain.companion)
-        self._hints = _rule_hints(brain.companion.source)
+    def __init__(self, companion: Companion, memory: ConversationMemory, acts: Acts) -> None:
+        self.companion, self.memory, self.acts = companion, memory, acts
+        self.matcher = SentenceMatcher.for_companion(companion)
+        self._hints = _rule_hints(companion.source)
 
     def _hinted(self, action: str, text: str) -> dict[str, Any]:
         """The params a template rule fixes, when a word only that rule uses is in ``text``
@@ -101,7 +101,7 @@ class FastPath:
         latency = time.perf_counter() - started
         if found is None:
             return None
-        log.info("decision.sentence", companion=self.brain.companion.name, source=perception.id, action=found.action,
+        log.info("decision.sentence", companion=self.companion.name, source=perception.id, action=found.action,
                  template=found.template, latency_ms=round(latency * 1000, 3))
         return self._carry_out(perception, ToolCall(found.action, found.params), ROUTE, latency,
                                {"template": found.template, "pointer": found.pointer})
@@ -121,21 +121,21 @@ class FastPath:
                           whole, choose) for tool in tools]
         if len(tools) == 1 and complete(tools[0], values[0]):
             latency = time.perf_counter() - started
-            log.info("decision.meaning", companion=self.brain.companion.name, source=perception.id,
+            log.info("decision.meaning", companion=self.companion.name, source=perception.id,
                      action=tools[0].name, params=values[0], latency_ms=round(latency * 1000, 3))
             return tools, self._carry_out(perception, ToolCall(tools[0].name, values[0]), MEANING, latency, {})
         return [pin(tool, v) for tool, v in zip(tools, values)], None
 
     def _carry_out(self, perception: Perception, call: ToolCall, route: str, latency: float,
                    detail: dict[str, object]) -> list[ActionResult]:
-        b = self.brain
+        acts = self.acts
         response = ProviderResponse([ContentSegment(type="tool_call", tool_call=call)], {"route": route})
-        b.observer("decision", {"perception_id": perception.id, "attempt": 0, "latency_s": latency,
+        acts.observe("decision", {"perception_id": perception.id, "attempt": 0, "latency_s": latency,
                                 "route": route, **detail, "response": response.to_json(), "problems": []})
         # The exchange joins the conversation memory, so a later LLM turn knows what was done.
-        b.memory.add("user", prompt.user_text(perception))
-        b.memory.add("assistant", json.dumps(response.to_json()["segments"], ensure_ascii=False))
-        b.set_state(BrainState.EXECUTING_ACTIONS)
-        b.set_state(BrainState.AWAITING_RESULTS)
-        result = b.perform(call.name, call.args, perception.id)
+        self.memory.add("user", prompt.user_text(perception))
+        self.memory.add("assistant", json.dumps(response.to_json()["segments"], ensure_ascii=False))
+        acts.set_state(BrainState.EXECUTING_ACTIONS)
+        acts.set_state(BrainState.AWAITING_RESULTS)
+        result = acts.perform(call.name, call.args, perception.id)
         return [result] if result is not None else []

@@ -37,7 +37,7 @@ from edge.protocol.action_names import SPEECH_ACTIONS
 from edge.protocol.companion import Companion
 from edge.providers.base import Tool
 from edge.brain.ranker_choice import default_ranker
-from edge.brain.rankers import EmbeddingRanker, split_identifier, tokenize
+from edge.brain.rankers import EmbeddingRanker, PassageBank, split_identifier, tokenize
 from edge.brain.retrieval import tool_passages
 from edge.brain.sentence_examples import template_words, variants
 
@@ -135,6 +135,7 @@ class CommandSense:
         self._lookers = {t.name for t in tools if t.name in self._names and points_somewhere(t)} - self._movers
         self._values = {t.name: _value_words(t) for t in tools if t.name in self._names}
         self._imperatives = {w for words in said_as.values() for w in words if w.isascii()} | {"please"}
+        self._banked: PassageBank | None = None
 
     def read(self, text: str) -> Reading:
         """The sentence and, when it has several parts, each part on its own: the part that most
@@ -156,7 +157,7 @@ class CommandSense:
         if not self._names or not isinstance(ranker, EmbeddingRanker):
             return Reading(says_no=no, text=text)
         plain = self._vocative.sub(" ", text).strip() or text   # "Pochi, sit!" means what "sit!" means
-        scores = ranker.passage_scores(plain, [*self._passages, self._talk])
+        scores = self._bank(ranker).scores(plain)
         ranked = sorted(zip(self._names, scores[:-1]), key=lambda pair: -pair[1])
         latin = set(tokenize(text))
         worded = {name for name, (words, pieces) in self._words.items()
@@ -176,6 +177,12 @@ class CommandSense:
         telling = _WH.search(plain) is not None or news
         return Reading(ranked=ranked, talk=scores[-1], says_no=no, worded=worded, question=question,
                        telling=telling, text=text, valued=valued)
+
+    def _bank(self, ranker: EmbeddingRanker) -> PassageBank:
+        """Both banks (every action's passages, then talk), embedded and stacked once per ranker."""
+        if self._banked is None or self._banked.ranker is not ranker:
+            self._banked = ranker.bank([*self._passages, self._talk])
+        return self._banked
 
     def choose(self, text: str, options: list[list[str]]) -> int | None:
         """Which of several options (each a few words) the sentence means, by the encoder; None

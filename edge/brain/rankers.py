@@ -149,7 +149,9 @@ class EmbeddingRanker:
         norms = np.linalg.norm(vectors, axis=1, keepdims=True)
         return vectors / np.where(norms > 0, norms, 1.0)
 
-    def passage_scores(self, query: str, passages: Sequence[Sequence[str]]) -> list[float]:
+    def bank(self, passages: Sequence[Sequence[str]]) -> PassageBank:
+        """``passages`` embedded (from the cache where it can) and stacked once, for scoring many
+        queries against the same texts (the brain's meaning read does, every sentence)."""
         import numpy as np
         wanted = list(dict.fromkeys(t for texts in passages for t in texts))
         missing = [t for t in wanted if t not in self._cache]
@@ -158,11 +160,27 @@ class EmbeddingRanker:
                 self._cache.clear()
                 missing = wanted
             self._cache.update(zip(missing, self._units(missing)))
-        if not wanted:
-            return [-1.0] * len(passages)
-        q = self._units([query])[0]
-        sims = dict(zip(wanted, (np.stack([self._cache[t] for t in wanted]) @ q).tolist()))
-        return [max((sims[t] for t in texts), default=-1.0) for texts in passages]
+        matrix = np.stack([self._cache[t] for t in wanted]) if wanted else None
+        row = {t: i for i, t in enumerate(wanted)}
+        groups = [np.array([row[t] for t in texts], dtype=np.intp) for texts in passages]
+        return PassageBank(self, matrix, groups)
+
+    def passage_scores(self, query: str, passages: Sequence[Sequence[str]]) -> list[float]:
+        return self.bank(passages).scores(query)
 
     def scores(self, query: str, documents: Sequence[str]) -> list[float]:
         return self.passage_scores(query, [[d] for d in documents])
+
+
+class PassageBank:
+    """Texts embedded and stacked once (``EmbeddingRanker.bank``); ``scores`` embeds only the
+    query: each passage's score is its best text's cosine similarity, -1.0 for no text."""
+
+    def __init__(self, ranker: EmbeddingRanker, matrix: Any, groups: list[Any]):
+        self.ranker, self._matrix, self._groups = ranker, matrix, groups
+
+    def scores(self, query: str) -> list[float]:
+        if self._matrix is None:
+            return [-1.0] * len(self._groups)
+        sims = self._matrix @ self.ranker._units([query])[0]
+        return [float(sims[g].max()) if g.size else -1.0 for g in self._groups]

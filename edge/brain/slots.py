@@ -13,6 +13,7 @@ left to the model, held to the pinned values by the grammar (``pin``).
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass
 from typing import Any
@@ -68,8 +69,10 @@ def concepts_in(text: str) -> list[tuple[int, str]]:
     return sorted(found)
 
 
-def anchors(description: str) -> list[Anchor]:
-    """The concepts a parameter's description ties to values (see the module docstring)."""
+@functools.lru_cache(maxsize=1024)
+def anchors(description: str) -> tuple[Anchor, ...]:
+    """The concepts a parameter's description ties to values (see the module docstring). Cached:
+    a companion's few descriptions are read on every sentence a person says."""
     words = concepts_in(description)
     out: list[Anchor] = []
     bound: set[int] = set()
@@ -87,7 +90,7 @@ def anchors(description: str) -> list[Anchor]:
         for at, concept in words:
             if m.end() <= at < stop:
                 out.append(_anchor(concept, m.group(1).replace(" ", "")))
-    return out
+    return tuple(out)
 
 
 def _anchor(concept: str, raw: str) -> Anchor:

@@ -11,23 +11,23 @@ person is never said early (echo.py) and stops the early speech for that reply.
 from __future__ import annotations
 
 import threading
-from typing import TYPE_CHECKING, Callable
+from typing import Callable
 
+from edge.brain.acting import Acts
 from edge.brain.echo import echoes, without_instructions
+from edge.brain.names import SelfAddress
 from edge.protocol.payloads import ActionResult
 from edge.providers.base import ContentSegment, ProviderResponse, ToolCall
 from edge.providers.decision import Speech
-
-if TYPE_CHECKING:
-    from edge.brain.loop import CompanionBrain
 
 
 class SpokenStream:
     """One round's early speech: ``say`` is the provider's ``on_words``."""
 
-    def __init__(self, brain: "CompanionBrain", source_id: str, speech: Speech, heard: str,
+    def __init__(self, acts: Acts, self_address: SelfAddress, source_id: str, speech: Speech, heard: str,
                  instructions: str | None = None):
-        self.brain, self.source_id, self.speech, self.heard = brain, source_id, speech, heard
+        self.acts, self.self_address = acts, self_address
+        self.source_id, self.speech, self.heard = source_id, speech, heard
         self.instructions = instructions   # a correction round's text: never said back
         self.said: list[str] = []
         self._waits: list[Callable[[], ActionResult | None]] = []
@@ -36,16 +36,16 @@ class SpokenStream:
 
     def say(self, clause: str) -> None:
         """Called on the model's thread with each finished clause."""
-        clause = self.brain.self_address.strip(clause)
+        clause = self.self_address.strip(clause)
         if not clause:   # it was only the companion's own name
             return
         with self._lock:
             copied = self.instructions is not None and without_instructions(clause, self.instructions) != clause
-            if self._quiet or self.brain.turn_cancel.is_set() or echoes(clause, self.heard) or copied:
+            if self._quiet or self.acts.cancelled() is not None or echoes(clause, self.heard) or copied:
                 self._quiet = True
                 return
             self.said.append(clause)
-            self._waits.append(self.brain.send(self.speech.action, {self.speech.param: clause}, self.source_id))
+            self._waits.append(self.acts.send(self.speech.action, {self.speech.param: clause}, self.source_id))
 
     def rest(self, response: ProviderResponse) -> ProviderResponse:
         """``response`` without the words already said: its speech call keeps only the rest of

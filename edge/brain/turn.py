@@ -13,27 +13,27 @@ from __future__ import annotations
 
 import json
 import re
+import threading
 import time
 from concurrent.futures import ThreadPoolExecutor, TimeoutError as FutureTimeout
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
-
 from jsonschema import Draft202012Validator
 
 from edge.brain import prompt
+from edge.brain.acting import Acts
 from edge.brain.echo import echo_problem, echoes, without_instructions
+from edge.brain.memory import ConversationMemory
+from edge.brain.names import SelfAddress
 from edge.brain.spoken_stream import SpokenStream
 from edge.brain.state import BrainState
+from edge.brain.brain_config import BrainConfig
 from edge.log import get_logger
 from edge.protocol.action_codes import ActionCode
-from edge.protocol.companion import validate_params
+from edge.protocol.companion import Companion, validate_params
 from edge.protocol.payloads import ActionError, ActionResult
-from edge.providers.base import ProviderContext, ProviderError, ProviderResponse, Tool, ToolCall
+from edge.providers.base import Provider, ProviderContext, ProviderError, ProviderResponse, Tool, ToolCall
 from edge.protocol.action_names import SPEECH_ACTIONS
 from edge.providers.decision import decision_budget, map_spoken, speech_of
-
-if TYPE_CHECKING:
-    from edge.brain.loop import CompanionBrain
 
 log = get_logger(__name__)
 
@@ -48,6 +48,8 @@ class TurnOutcome:
     results: list[ActionResult] = field(default_factory=list)
     rounds: int = 0
     stopped: str = "done"     # done | no_action | provider_error | repeated_failure | rounds_exhausted | interrupted
+    deciding_s: float = 0.0   # in the provider's calls (a streamed reply's early clauses go out meanwhile)
+    acting_s: float = 0.0     # carrying the decisions out: actions published, results awaited
 
 
 def messaging_tool(peer_ids: list[str]) -> Tool:
@@ -59,11 +61,15 @@ def messaging_tool(peer_ids: list[str]) -> Tool:
 
 
 class TurnRunner:
-    """Runs turns for one brain; owns the provider-call thread used to enforce call timeouts."""
+    """Runs turns for one brain; owns the provider-call thread used to enforce call timeouts.
+    It acts only through ``acts`` (acting.py), never through the brain itself."""
 
-    def __init__(self, brain: "CompanionBrain"):
-        self.brain = brain
-        self._calls = ThreadPoolExecutor(max_workers=1, thread_name_prefix=f"llm-{brain.companion.name}")
+    def __init__(self, companion: Companion, provider: Provider, config: BrainConfig, memory: ConversationMemory,
+                 self_address: SelfAddress, acts: Acts):
+        self.companion, self.provider, self.config, self.memory = companion, provider, config, memory
+        self.self_address, self.acts = self_address, acts
+        self._calls = ThreadPoolExecutor(max_workers=1, thread_name_prefix=f"llm-{companion.name}")
+        self._examples = tuple(prompt.example_turns(companion))   # as constant as the companion file
 
     def close(self) -> None:
         self._calls.shutdown(wait=False, cancel_futures=True)
@@ -72,9 +78,9 @@ class TurnRunner:
                 described: list[Tool] | None = None) -> ProviderContext:
         """Everything a decision call carries besides the prompt; the warm-up sends the same, so
         the provider's prompt cache holds what every real call starts with."""
-        b, cfg = self.brain, self.brain.config
+        cfg = self.config
         budget = cfg.max_tokens or (decision_budget(tools) if tools else None)
-        history = [*prompt.example_turns(b.companion), *b.memory.window()]
+        history = [*self._examples, *self.memory.window()]
         return ProviderContext(tools=tools, system=system, history=history, max_tokens=budget,
                                temperature=cfg.temperature, timeout_s=cfg.call_timeout_s, spoken_to=spoken_to,
                                answer=answer, described=described)
@@ -83,56 +89,59 @@ class TurnRunner:
             spoken_to: bool = False, heard: str | None = None, described: list[Tool] | None = None) -> TurnOutcome:
         """``heard``: what a person said, when the turn answers them (a reply that only repeats
         it is turned back, echo.py)."""
-        b, cfg = self.brain, self.brain.config
+        cfg, acts, name = self.config, self.acts, self.companion.name
         outcome = TurnOutcome()
         seen_failures: set[str] = set()
         text = user_text
         for round_no in range(cfg.max_corrections + 1):
             outcome.rounds = round_no + 1
-            b.set_state(BrainState.ASSEMBLING_CONTEXT)
+            acts.set_state(BrainState.ASSEMBLING_CONTEXT)
             context = self.context(tools, system, spoken_to, answer=heard is not None, described=described)
             if round_no and heard and cfg.temperature is not None:   # its words were turned back: sample wider,
                 context.temperature = max(cfg.temperature, RETRY_TEMPERATURE)   # or it says them again
             speech = speech_of(tools) if heard else None
             told = text[len(user_text):] if round_no else None   # a correction round's own words
-            stream = SpokenStream(b, source_id, speech, heard, told) if speech and heard and cfg.stream_speech else None
+            stream = SpokenStream(acts, self.self_address, source_id, speech, heard, told) \
+                if speech and heard and cfg.stream_speech else None
             context.on_words = stream.say if stream else None
-            b.set_state(BrainState.AWAITING_LLM)
+            acts.set_state(BrainState.AWAITING_LLM)
             try:
-                response, latency = self._call(text, context)
+                response, latency = self._call(text, context, outcome)
             except ProviderError as exc:
-                log.warning("provider.failed", companion=b.companion.name, source=source_id, code=exc.code,
+                log.warning("provider.failed", companion=name, source=source_id, code=exc.code,
                             reason=exc.message)
-                b.observer("provider_error", {"perception_id": source_id, "error": exc.to_json()})
+                acts.observe("provider_error", {"perception_id": source_id, "error": exc.to_json()})
                 outcome.results.extend(_early(stream))
                 outcome.stopped = "provider_error"
                 return outcome
-            response = b.self_address.in_reply(response)   # "Good morning, Pochi!" said by Pochi
+            response = self.self_address.in_reply(response)   # "Good morning, Pochi!" said by Pochi
             if told is not None:   # nothing of our own instructions is said aloud
                 response = map_spoken(response, lambda words: without_instructions(words, told))
             problems = self._problems(response, tools, heard)
-            b.observer("decision", {"perception_id": source_id, "route": "llm", "attempt": round_no,
+            acts.observe("decision", {"perception_id": source_id, "route": "llm", "attempt": round_no,
                                     "latency_s": latency,
                                     "response": response.to_json(), "problems": problems})
-            b.memory.add("user", text)
-            b.memory.add("assistant", _summary(response))
+            self.memory.add("user", text)
+            self.memory.add("assistant", _summary(response))
             if problems:
                 outcome.results.extend(_early(stream))   # said before the reply was complete
-                log.info("decision.rejected", companion=b.companion.name, source=source_id, attempt=round_no,
+                log.info("decision.rejected", companion=name, source=source_id, attempt=round_no,
                          problems=problems)
                 if _seen(seen_failures, problems):
                     return self._stop(outcome, "repeated_failure", source_id, problems)
                 text = prompt.correction_text(user_text, _rejected(response), problems, answer=heard is not None,
-                                              japanese=prompt.speaks_japanese(b.companion))
+                                              japanese=prompt.speaks_japanese(self.companion))
                 continue
             said = [ToolCall(speech.action, {speech.param: clause}) for clause in stream.said] if stream and speech else []
             rest = stream.rest(response) if stream else response
             if not rest.tool_calls and not said:
                 outcome.stopped = "no_action"
                 return outcome
-            b.set_state(BrainState.EXECUTING_ACTIONS)
+            acts.set_state(BrainState.EXECUTING_ACTIONS)
+            acting = time.perf_counter()
             early = stream.results() if stream else []     # the body plays in order: theirs come first
             results = [*early, *(self._execute(call, source_id) for call in rest.tool_calls)]
+            outcome.acting_s += time.perf_counter() - acting
             outcome.results.extend(r for r in results if r is not None)
             failures = [r for r in results if r is None or not r.ok]
             if not failures:
@@ -144,37 +153,44 @@ class TurnRunner:
             if _seen(seen_failures, [observation]):
                 return self._stop(outcome, "repeated_failure", source_id, [observation])
             text = observation
-        log.warning("turn.abandoned", companion=b.companion.name, source=source_id,
+        log.warning("turn.abandoned", companion=name, source=source_id,
                     reason=f"still failing after {cfg.max_corrections} corrections")
         outcome.stopped = "rounds_exhausted"
         return outcome
 
     def _stop(self, outcome: TurnOutcome, why: str, source_id: str, problems: list[str]) -> TurnOutcome:
-        log.warning("turn.stopped", companion=self.brain.companion.name, source=source_id, reason=why,
+        log.warning("turn.stopped", companion=self.companion.name, source=source_id, reason=why,
                     problems=problems)
         outcome.stopped = why
         return outcome
 
-    def _call(self, text: str, context: ProviderContext) -> tuple[ProviderResponse, float]:
+    def _call(self, text: str, context: ProviderContext, outcome: TurnOutcome) -> tuple[ProviderResponse, float]:
         """The provider call, with the per-call timeout enforced from outside the provider."""
         started = time.monotonic()
-        timeout = self.brain.config.call_timeout_s
-        context.cancel = context.cancel or self.brain.turn_cancel   # an engaged estop sets it
-        _check_cancel(context, self.brain.cancel_why)
+        timeout = self.config.call_timeout_s
+        cancel = context.cancel = context.cancel or self.acts.cancel_event   # an engaged estop sets it
+        _check_cancel(context, self.acts.cancelled())
+        try:
+            response = self._generate(text, context, timeout, cancel)
+        finally:
+            outcome.deciding_s += time.monotonic() - started
+        _check_cancel(context, self.acts.cancelled())   # a decision that arrives after the cancel is never carried out
+        return response, time.monotonic() - started
+
+    def _generate(self, text: str, context: ProviderContext, timeout: float | None,
+                  cancel: threading.Event) -> ProviderResponse:
         if not timeout:
-            response = self.brain.provider.generate(text, context)
+            response = self.provider.generate(text, context)
         else:
-            future = self._calls.submit(self.brain.provider.generate, text, context)
+            future = self._calls.submit(self.provider.generate, text, context)
             try:
                 response = future.result(timeout)
             except FutureTimeout:
-                context.cancel.set()
+                cancel.set()
                 raise ProviderError("E3003", f"no decision within {timeout:.0f} s (call_timeout_s)") from None
-        _check_cancel(context, self.brain.cancel_why)   # a decision that arrives after the cancel is never carried out
-        return response, time.monotonic() - started
+        return response
 
     def _problems(self, response: ProviderResponse, tools: list[Tool], heard: str | None = None) -> list[str]:
-        b = self.brain
         problems = [f"unparsable reply: {e}" for e in response.errors]
         offered = {t.name: t for t in tools}
         for call in response.tool_calls:
@@ -192,20 +208,19 @@ class TurnRunner:
                 errors = Draft202012Validator(offered[SEND_MESSAGE].parameters).iter_errors(call.args)
                 problems.extend(f"{call.name} /{'/'.join(map(str, e.absolute_path))}: {e.message}" for e in errors)
                 continue
-            spec = b.companion.action(call.name)
+            spec = self.companion.action(call.name)
             if spec is None:
-                known = ", ".join(t.name for t in tools) or ", ".join(a.title for a in b.companion.actions)
+                known = ", ".join(t.name for t in tools) or ", ".join(a.title for a in self.companion.actions)
                 problems.append(f"unknown action {call.name!r} (known: {known})")
                 continue
             problems.extend(f"{call.name} {p.pointer or '/'}: {p.message}" for p in validate_params(spec, call.args))
         return problems
 
     def _execute(self, call: ToolCall, source_id: str) -> ActionResult | None:
-        b = self.brain
         if call.name == SEND_MESSAGE:
-            return b.send_message(call, source_id)
-        b.set_state(BrainState.AWAITING_RESULTS)
-        return b.perform(call.name, call.args, source_id)
+            return self.acts.send_message(call, source_id)
+        self.acts.set_state(BrainState.AWAITING_RESULTS)
+        return self.acts.perform(call.name, call.args, source_id)
 
 
 def _early(stream: SpokenStream | None) -> list[ActionResult]:
@@ -213,9 +228,9 @@ def _early(stream: SpokenStream | None) -> list[ActionResult]:
     return [r for r in (stream.results() if stream else []) if r is not None]
 
 
-def _check_cancel(context: ProviderContext, why: str = "emergency stop") -> None:
+def _check_cancel(context: ProviderContext, why: str | None) -> None:
     if context.cancel is not None and context.cancel.is_set():
-        raise ProviderError("E4002", f"turn cancelled ({why}); its decision is not carried out")
+        raise ProviderError("E4002", f"turn cancelled ({why or 'emergency stop'}); its decision is not carried out")
 
 
 def _seen(seen: set[str], problems: list[str]) -> bool:
@@ -250,10 +265,4 @@ def _rejected(response: ProviderResponse) -> str:
 def _summary(response: ProviderResponse) -> str:
     """The assistant turn as the model will see it in its history: compact JSON of the reply."""
     return json.dumps([s.to_json() for s in response.segments], ensure_ascii=False)[:500]
-
-
-def refused(call: ToolCall, code: str, message: str, now: float) -> ActionResult:
-    """A local failure result (for actions the brain handles itself, like messages)."""
-    return ActionResult(id=call.id, name=call.name, ok=False, sender="brain", started=now, finished=now,
-                        error=ActionError(code, message))
 

@@ -23,14 +23,6 @@ from repo_paths import REPO
 ROOT = REPO
 PACKAGES = ("edge", "body_drivers")
 
-# Circles still being removed on other branches (issue 21), each with who removes it. The list only
-# shrinks: a circle not listed here fails the test, and so does an entry whose circle is gone (its
-# fix deletes the entry). When it is empty, delete it and the check of gone entries.
-CIRCLES_BEING_REMOVED: dict[frozenset[str], str] = {
-    frozenset({"edge.brain.fast_path", "edge.brain.intent", "edge.brain.loop",
-               "edge.brain.spoken_stream", "edge.brain.turn"}): "brain",
-}
-
 
 def _modules(root: Path = ROOT, packages: tuple[str, ...] = PACKAGES) -> dict[str, Path]:
     found = {}
@@ -217,10 +209,8 @@ def _describe(graph: dict[str, set[str]], circle: frozenset[str]) -> str:
 def test_no_import_circle_among_edge_and_body_drivers_modules():
     graph = _use_graph()
     circles = _circles(graph)
-    new = [_describe(graph, c) for c in sorted(circles - CIRCLES_BEING_REMOVED.keys(), key=sorted)]
-    assert not new, "import circles (lazy and TYPE_CHECKING imports count):\n" + "\n".join(new)
-    gone = [f"{sorted(c)} ({who})" for c, who in CIRCLES_BEING_REMOVED.items() if c not in circles]
-    assert not gone, "these circles are gone or changed: update CIRCLES_BEING_REMOVED:\n" + "\n".join(gone)
+    assert not circles, "import circles (lazy and TYPE_CHECKING imports count):\n" + "\n".join(
+        _describe(graph, c) for c in sorted(circles, key=sorted))
 
 
 def test_the_mcp_server_is_a_service():
