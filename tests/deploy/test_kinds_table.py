@@ -4,10 +4,11 @@ without its unit, or a doc that forgets it, fails here with the kind named."""
 
 from __future__ import annotations
 
+import json
 import re
 
 from deploy_harness import DEPLOY
-from edge.cli import build_parser
+from edge.cli import build_parser, main
 from edge.kinds import KINDS, NAMES, units
 from edge.kinds_cli import acl_blocks, shell
 from repo_paths import REPO
@@ -54,10 +55,16 @@ def test_the_installers_unit_lists_are_the_tables():
     assert units() == ["registry", "broker", "body", "brain", "camera", "mic", "gateway", "mcp"]
 
 
-def test_the_cli_runs_every_kind_and_no_other():
+def test_the_cli_runs_every_kind_and_no_other(capsys):
     parser = build_parser()
     run = next(a for a in parser._subparsers._group_actions[0].choices["run"]._actions if a.dest == "node")
     assert tuple(run.choices) == NAMES
+    assert main(["kinds"]) == 0 and capsys.readouterr().out.split() == list(NAMES)
+    assert main(["kinds", "--json"]) == 0
+    rows = json.loads(capsys.readouterr().out)
+    assert [r["name"] for r in rows] == list(NAMES)
+    assert {r["name"]: r["default_id"] for r in rows}["gateway"] == "gateway-<port>"
+    assert {r["name"]: r["variants"] for r in rows}["camera"] == [{"name": "track", "publishes": ["actions"]}]
 
 
 def _table_rows(text: str, heading: str) -> list[str]:
