@@ -180,8 +180,8 @@ def kind_blocks(template: str) -> dict[str, list[str]]:
 def render_acl(template: str, found: list[Account], namespace: str | None) -> str:
     blocks = kind_blocks(template)
     prefix = f"{namespace}/" if namespace else ""
-    out = ["# Rendered by install.sh from deploy/mosquitto/acl.template: one section per account.",
-           "# Edit the template and rerun install.sh --lan; changes here are overwritten.", ""]
+    out = ["# Rendered by install.sh from each node kind's topics (edge/kinds.py) and deploy/mosquitto/acl.template:",
+           "# one section per account. Edit those and rerun install.sh --lan; changes here are overwritten.", ""]
     for account in found:
         base = account.file if account.file in NODE_UNITS else account.kind
         kinds = [base, *(f"{base}-{v}" for v in account.variants)]   # camera-track: camera's lines, then track's
