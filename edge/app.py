@@ -69,6 +69,7 @@ class Stack:
     transport: Callable[..., Transport] | None = None
     brain_config: Any = None              # a whole BrainConfig (tests, benches); None: from the settings
     brain_args: dict[str, Any] = field(default_factory=dict)   # more CompanionBrain arguments (clock, peers)
+    body_executor: Any = None             # what the body drives instead of the simulator or [body]'s servos
     broker: LocalBroker | None = None
     buses: list[Transport] = field(default_factory=list)   # every connection handed out, closed last
     nodes: list[Running] = field(default_factory=list)     # built, in start order
@@ -97,7 +98,8 @@ class Stack:
                 self.broker.watch(self.notify or (lambda text: None))  # it logs broker.lost itself
             ctx = BuildContext(s, self._connection, self.companions, provider=self.provider,
                                observer_factory=self.observer_factory, speaker=self.speaker, body_id=self.body_id,
-                               brain_config=self.brain_config, brain_args=self.brain_args)
+                               brain_config=self.brain_config, brain_args=self.brain_args,
+                               body_executor=self.body_executor)
             # every kind is built (its settings checked, its handlers registered) before any connects;
             # what was built is stopped if anything fails (stopping a node never started is harmless)
             for row in rows:

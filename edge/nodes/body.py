@@ -51,10 +51,14 @@ def make_executor(settings: Settings, speaker: Any, timeline: Any, node: Node) -
 
 class BodyRun(Lasting):
     """The body's node: ``body`` (``BodyNode``), ``executor`` (the simulator or the servos),
-    ``sim`` (the simulator, when it is one) and ``safety`` (the servos' monitor)."""
+    ``sim`` (the simulator, when it is one) and ``safety`` (the servos' monitor).
+
+    ``ctx.body_executor`` given (a fake driver, a servo body a test built on its own simulator):
+    the body drives that one, with no safety monitor, and leaves closing it to its owner."""
 
     def __init__(self, ctx: BuildContext):
         from body_drivers.node import BodyNode
+        from body_drivers.sim import SimBody
         from body_drivers.timeline import Timeline
 
         super().__init__("body")
@@ -62,8 +66,12 @@ class BodyRun(Lasting):
         speaker = make_speaker(s) if ctx.speaker == "auto" else ctx.speaker
         timeline = Timeline(s.timeline)
         self.node = Node(ctx.transport(ctx.body_id or s.body_id or DEFAULT_BODY_ID, "body"))
-        self.executor, self.safety = make_executor(s, speaker, timeline, self.node)
-        self.sim = self.executor if s.sim else None
+        self.given = ctx.body_executor is not None   # a test's or bench's own: driven, not built or closed here
+        if self.given:
+            self.executor, self.safety = ctx.body_executor, None
+        else:
+            self.executor, self.safety = make_executor(s, speaker, timeline, self.node)
+        self.sim = self.executor if isinstance(self.executor, SimBody) else None
         self.body = BodyNode(self.node, self.executor, ctx.companions, timeline)
 
     def start(self) -> None:
@@ -76,7 +84,7 @@ class BodyRun(Lasting):
         if self.safety is not None:
             self.safety.stop()
         self.body.stop()
-        if hasattr(self.executor, "close"):
+        if not self.given and hasattr(self.executor, "close"):
             self.executor.close()  # a servo body rests in its safe pose with torque off
 
 

@@ -59,6 +59,7 @@ class BuildContext:
     body_id: str | None = None            # the body's node id (None: settings.body_id, else body)
     brain_config: Any = None              # a whole BrainConfig (tests, benches); None: from the settings
     brain_args: dict[str, Any] = field(default_factory=dict)   # more CompanionBrain arguments (clock, peers)
+    body_executor: Any = None             # an executor already built (tests, benches); None: from the settings
 
 
 class Lasting:

@@ -5,10 +5,9 @@ from __future__ import annotations
 
 import queue
 
-from body_drivers.node import BodyNode
-from body_drivers.sim import SimBody, SimConfig
-from body_drivers.timeline import Timeline
-from edge.config import DEFAULT_COMPANION
+from body_drivers.sim import SimConfig
+from edge.app import Stack
+from edge.config import DEFAULT_COMPANION, Settings
 from edge.protocol.companion import load_companion
 from edge.protocol.payloads import Action, ActionResult, Estop
 from edge.runtime.local import LocalHub
@@ -26,10 +25,9 @@ def _result_for(results: "queue.Queue[ActionResult]", action_id: str) -> ActionR
 def test_a_restarted_body_meets_its_retained_estop_and_queued_actions_and_survives_garbage(tmp_path):
     pip = load_companion(DEFAULT_COMPANION)
     hub = LocalHub()
-    first = hub.transport("body", "body")
-    BodyNode(first, SimBody(), [pip]).start()
-    first.connect()
-    first.crash()                                            # the body process dies; its session stays
+    first = Stack(Settings(sim=True), speaker=None, kinds=("body",), start_broker=False, transport=hub.transport,
+                  companions=[pip]).start()
+    first.buses[0].crash()                                   # the body process dies; its session stays
 
     results: queue.Queue[ActionResult] = queue.Queue()
     brain = hub.transport("brain-pip", "brain")
@@ -41,11 +39,10 @@ def test_a_restarted_body_meets_its_retained_estop_and_queued_actions_and_surviv
     for raw in HOSTILE:
         brain.publish_raw("actions", raw)
 
-    timeline = Timeline(tmp_path / "timeline.jsonl")
-    sim = SimBody(timeline=timeline, config=SimConfig(move_speed=5.0, look_speed=5.0))
-    transport = hub.transport("body", "body")
-    node = BodyNode(transport, sim, [pip], timeline).start()     # handlers first, then connect
-    transport.connect()
+    restarted = Stack(Settings(sim=True, timeline=tmp_path / "timeline.jsonl"), speaker=None, kinds=("body",),
+                      start_broker=False, transport=hub.transport, companions=[pip]).start()   # handlers, then connect
+    sim, transport = restarted.sim, restarted.buses[0]
+    sim.config = SimConfig(move_speed=5.0, look_speed=5.0)
     try:
         assert _result_for(results, held.id).error.code == "estop_engaged"
         assert hub.settle() and transport.errors == {"invalid_payload": len(HOSTILE)}
@@ -54,6 +51,5 @@ def test_a_restarted_body_meets_its_retained_estop_and_queued_actions_and_surviv
         brain.publish(look)
         assert _result_for(results, look.id).ok and sim.pose.gaze[0] == -0.5
     finally:
-        node.stop()
-        transport.close()
+        restarted.stop()
         brain.close()

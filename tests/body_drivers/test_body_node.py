@@ -12,10 +12,9 @@ import time
 
 import pytest
 
-from body_drivers.node import BodyNode
-from body_drivers.sim import SimBody, SimConfig
-from body_drivers.timeline import Timeline
-from edge.config import DEFAULT_COMPANION
+from body_drivers.sim import SimConfig
+from edge.app import Stack
+from edge.config import DEFAULT_COMPANION, Settings
 from edge.protocol.action_names import SPEECH_ACTIONS
 from edge.protocol.companion import load_companion, parse_companion
 from edge.protocol.payloads import Action, ActionResult, Estop, VoiceActivity
@@ -32,17 +31,21 @@ def hub():
     return LocalHub()
 
 
+def body_stack(hub: LocalHub, body_id: str, companions, tmp_path, speaker=None) -> Stack:
+    """``companion run body`` on the hub: the simulator and the body's node, timeline in tmp_path."""
+    settings = Settings(sim=True, timeline=tmp_path / "timeline.jsonl", body_id=body_id)
+    stack = Stack(settings, speaker=speaker, kinds=("body",), start_broker=False, transport=hub.transport,
+                  companions=list(companions)).start()
+    assert stack.buses[0].wait_subscribed(5)   # actions published from now on reach it
+    return stack
+
+
 @pytest.fixture
 def body(hub, pip, tmp_path):
-    timeline = Timeline(tmp_path / "timeline.jsonl")
-    sim = SimBody(timeline=timeline, config=SimConfig(move_speed=5.0, look_speed=5.0))
-    bus = hub.transport("body-test", "body")
-    node = BodyNode(bus, sim, [pip], timeline).start()   # handlers first, then connect
-    bus.connect()
-    assert bus.wait_subscribed(5)   # actions published from now on reach it
-    yield node, sim
-    node.stop()
-    bus.close()
+    stack = body_stack(hub, "body-test", [pip], tmp_path)
+    stack.sim.config = SimConfig(move_speed=5.0, look_speed=5.0)
+    yield stack.body, stack.sim
+    stack.stop()
 
 
 @pytest.fixture
@@ -201,11 +204,8 @@ def test_barge_in_cuts_every_speech_action_and_drops_the_speech_waiting(hub, pip
     doc["actions"].append({**copy.deepcopy(speak), "title": "say"})
     companion = parse_companion(doc)
     speaker = HeldSpeaker()
-    sim = SimBody(speaker=speaker, timeline=Timeline(tmp_path / "timeline.jsonl"))
-    bus = hub.transport("body-voice", "body")
-    node = BodyNode(bus, sim, [companion]).start()
-    bus.connect()
-    assert bus.wait_subscribed(5)
+    stack = body_stack(hub, "body-voice", [companion], tmp_path, speaker=speaker)
+    node = stack.body
     client, results = brain_bus
     try:
         said = Action(name=name, params={"message": "Let me tell you a long story."}, sender=companion.id)
@@ -225,5 +225,4 @@ def test_barge_in_cuts_every_speech_action_and_drops_the_speech_waiting(hub, pip
         assert moved.ok
         assert [e["id"] for e in node.timeline.events if e["event"] == "speech.interrupted"] == [said.id]
     finally:
-        node.stop()
-        bus.close()
+        stack.stop()

@@ -21,12 +21,12 @@ import pytest
 
 from body_drivers.body_config import parse_body_config
 from body_drivers.kinematics import scale_for, to_degrees
-from body_drivers.node import ActionFailure, BodyNode
-from body_drivers.safety_monitor import SafetyMonitor
+from body_drivers.node import ActionFailure
 from body_drivers.servo.sim.simulator import start_simulator
 from body_drivers.servo_body import build_servo_body
 from edge.runtime.bus import Bus
-from edge.config import DEFAULT_COMPANION
+from edge.app import Stack
+from edge.config import DEFAULT_COMPANION, Settings
 from edge.protocol.companion import load_companion
 from edge.protocol.payloads import Action, ActionResult, Estop, Status
 from edge.runtime.local import LocalHub
@@ -92,8 +92,8 @@ def pip():
 
 
 class Rig:
-    """Simulator + ServoBody + BodyNode + SafetyMonitor, and a brain's bus: on a LocalHub, or on
-    the test broker when one is given."""
+    """Simulator + the body's stack (ServoBody, BodyNode, SafetyMonitor), and a brain's bus: on a
+    LocalHub, or on the test broker when one is given."""
 
     def __init__(self, broker, tmp_path, pip, **servo):
         hub = LocalHub() if broker is None else None
@@ -106,10 +106,14 @@ class Rig:
         self.link = str(tmp_path / "servos")
         self.sim = start_simulator("feetech", self.link, [1, 2])
         self.config = parse_body_config(body_table(self.link, pan_speed=servo.pop("pan_speed", 120), **servo))
-        self.body = build_servo_body(self.config).start()
-        self.body_bus = connect("body-rig", "body")
-        self.node = BodyNode(self.body_bus, self.body, [pip]).start()
-        self.monitor = SafetyMonitor(self.body_bus, self.body).start()
+        # the body as `companion run body` starts it: servo body, node and safety monitor, one stack
+        settings = Settings(sim=False, tts="none", body_config=self.config, body_id="body-rig")
+        if broker is not None:
+            settings.broker = broker.address
+        self.stack = Stack(settings, speaker=None, kinds=("body",), start_broker=False, companions=[pip],
+                           transport=hub.transport if hub is not None else None).start()
+        self.body, self.node, self.monitor = self.stack.executor, self.stack.body, self.stack.safety
+        self.body_bus = self.stack.buses[0]
         self.watch = connect("watcher", "test", announce=False)
         self.results: queue.Queue = queue.Queue()
         self.statuses: queue.Queue = queue.Queue()
@@ -155,10 +159,8 @@ class Rig:
             return self.sim.servos[servo_id].get("torque_enable")
 
     def close(self) -> None:
-        self.monitor.stop()
-        self.node.stop()
-        self.body.close()
-        for bus in (self.brain, self.watch, self.body_bus):
+        self.stack.stop()   # the monitor, the node, the servo body (safe pose, torque off), its connection
+        for bus in (self.brain, self.watch):
             bus.close()
         self.sim.stop()
 

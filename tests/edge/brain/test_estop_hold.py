@@ -20,12 +20,12 @@ import pytest
 
 from body_drivers.body_config import parse_body_config
 from body_drivers.kinematics import scale_for, to_degrees
-from body_drivers.node import ActionFailure, BodyNode
-from body_drivers.safety_monitor import SafetyMonitor
+from body_drivers.node import ActionFailure
 from body_drivers.servo.sim.simulator import start_simulator
 from body_drivers.servo_body import build_servo_body
 from edge.runtime.bus import Bus
-from edge.config import DEFAULT_COMPANION
+from edge.app import Stack
+from edge.config import DEFAULT_COMPANION, Settings
 from edge.protocol.companion import load_companion
 from edge.protocol.payloads import Action, ActionResult, Estop, Status
 from servo_harness import wait_for
@@ -102,17 +102,24 @@ class GoalLog:
 
 
 @pytest.fixture
-def slow_body(tmp_path):
+def slow_servos(tmp_path):
     link = str(tmp_path / "servos")
     sim = start_simulator("feetech", link, [1, 2], speed=SLOW_TICKS_S)
     # a slow servo is not a blocked one; and a busy test machine may answer a read late (the
     # real 50 ms reply timeout would turn that into a servo fault, not what this test is about)
     config = parse_body_config(body_table(link, settle_s=10.0, timeout_s=0.3, retries=3))
+    yield sim, config
+    sim.stop()
+
+
+@pytest.fixture
+def slow_body(slow_servos):
+    """The servo body alone, without a node: what the estop does to it directly."""
+    sim, config = slow_servos
     body = build_servo_body(config).start()
     assert body.state == "active", list(body.faults)
     yield sim, config, body
     body.close()
-    sim.stop()
 
 
 def test_estop_during_a_safe_pose_holds_the_servo_where_it_is(slow_body):
@@ -147,13 +154,15 @@ def test_estop_during_a_safe_pose_holds_the_servo_where_it_is(slow_body):
         assert [sim.servos[i].get("torque_enable") for i in (1, 2)] == [1, 1]
 
 
-def test_estop_from_the_bus_cuts_the_safe_pose_of_a_vanished_brain(broker, slow_body):
-    """The safe pose runs on the monitor's worker; the estop must not wait behind it."""
-    sim, config, body = slow_body
+def test_estop_from_the_bus_cuts_the_safe_pose_of_a_vanished_brain(broker, slow_servos):
+    """The safe pose runs on the monitor's worker; the estop must not wait behind it. The body is
+    ``companion run body`` on the slow servos: the servo body, its node and its safety monitor."""
+    sim, config = slow_servos
     pip = load_companion(DEFAULT_COMPANION)
-    body_bus = Bus("body-estop", "body", broker.address).connect()
-    node = BodyNode(body_bus, body, [pip]).start()
-    monitor = SafetyMonitor(body_bus, body).start()
+    stack = Stack(Settings(broker=broker.address, sim=False, tts="none", body_config=config, body_id="body-estop"),
+                  speaker=None, kinds=("body",), start_broker=False, companions=[pip]).start()
+    body, monitor, body_bus = stack.executor, stack.safety, stack.buses[0]
+    assert body.state == "active", list(body.faults)
     watch = Bus("watcher", "test", broker.address, announce=False).connect()
     results: queue.Queue[ActionResult] = queue.Queue()
     safety: queue.Queue[str] = queue.Queue()
@@ -209,10 +218,8 @@ def test_estop_from_the_bus_cuts_the_safe_pose_of_a_vanished_brain(broker, slow_
         for bus in (back, brain):
             if bus is not None:
                 bus.close()
-        monitor.stop()
-        node.stop()
         watch.close()
-        body_bus.close()
+        stack.stop()
 
 
 def until(statuses: queue.Queue[str], state: str, timeout: float = 10) -> None:

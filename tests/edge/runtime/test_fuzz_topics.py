@@ -14,9 +14,10 @@ import threading
 
 import pytest
 
-from body_drivers.node import ActionFailure, BodyNode
+from body_drivers.node import ActionFailure
+from edge.app import Stack
 from edge.runtime.bus import Bus
-from edge.config import DEFAULT_COMPANION
+from edge.config import DEFAULT_COMPANION, Settings
 from edge.protocol.companion import load_companion
 from edge.protocol.payloads import Action, ActionResult, Status
 from fuzz_payloads import TOPICS, FuzzStack, _first, payloads
@@ -91,8 +92,10 @@ class _CarelessExecutor:
 
 def test_the_body_worker_survives_what_it_cannot_encode_or_did_not_expect(broker):
     pip = load_companion(DEFAULT_COMPANION)
-    with Bus("body", "body", broker.address) as body_bus, Bus("op", "test", broker.address, announce=False) as op:
-        node = BodyNode(body_bus, _CarelessExecutor(), [pip]).start()
+    body = Stack(Settings(broker=broker.address), speaker=None, kinds=("body",), start_broker=False,
+                 companions=[pip], body_executor=_CarelessExecutor())
+    with body, Bus("op", "test", broker.address, announce=False) as op:
+        node, body_bus = body.body, body.buses[0]
         results: queue.Queue[ActionResult] = queue.Queue()
         statuses: queue.Queue[Status] = queue.Queue()
         op.subscribe(ActionResult, results.put)
@@ -106,18 +109,15 @@ def test_the_body_worker_survives_what_it_cannot_encode_or_did_not_expect(broker
             return original(action)
 
         node.spec_for = buggy_for_nod  # type: ignore[method-assign]
-        try:
-            sent = [Action(name=n, params=p, sender=pip.id) for n, p in
-                    (("speak", {"message": "hi"}), ("nod", {"times": 1}), ("look", {"x": 0, "y": 0, "z": 1}))]
-            for action in sent:
-                op.publish(action)
-            speak, nod, look = (_first(results, lambda r, i=a.id: r.id == i, 10) for a in sent)
-            assert speak.error.code == "unencodable_result" and "/error/message: lone surrogate" in speak.error.message
-            assert nod.error.code == "body_error" and "KeyError" in nod.error.message
-            assert look.ok and node.worker.is_alive()
-            assert dict(node.errors) == {"unencodable_result": 1, "worker_failed": 1}
-            counted = _first(statuses, lambda s: s.node == "body" and "errors" in s.extra, 10)
-            assert counted is not None and counted.extra["errors"].get("unencodable_result") == 1, \
-                "a survived worker failure shows on status/<node>"
-        finally:
-            node.stop()
+        sent = [Action(name=n, params=p, sender=pip.id) for n, p in
+                (("speak", {"message": "hi"}), ("nod", {"times": 1}), ("look", {"x": 0, "y": 0, "z": 1}))]
+        for action in sent:
+            op.publish(action)
+        speak, nod, look = (_first(results, lambda r, i=a.id: r.id == i, 10) for a in sent)
+        assert speak.error.code == "unencodable_result" and "/error/message: lone surrogate" in speak.error.message
+        assert nod.error.code == "body_error" and "KeyError" in nod.error.message
+        assert look.ok and node.worker.is_alive()
+        assert dict(node.errors) == {"unencodable_result": 1, "worker_failed": 1}
+        counted = _first(statuses, lambda s: s.node == "body" and "errors" in s.extra, 10)
+        assert counted is not None and counted.extra["errors"].get("unencodable_result") == 1, \
+            "a survived worker failure shows on status/<node>"
