@@ -12,9 +12,9 @@ import pytest
 from tool_catalogue import ACTIONS, JAPANESE, _tool, home_companion
 
 from edge.brain import prompt
-from edge.brain.loop import BrainConfig, CompanionBrain
-from edge.runtime.bus import Bus
-from edge.config import DEFAULT_COMPANION
+from edge.app import Stack
+from edge.brain.loop import BrainConfig
+from edge.config import DEFAULT_COMPANION, Settings
 from edge.protocol.companion import Companion, load_companion
 from edge.protocol.payloads import Perception
 from edge.brain import embedding_onnx
@@ -309,20 +309,17 @@ def test_choose_tools_policy():
 
 def test_the_brain_trims_an_events_many_actions(broker, onnx, home, fresh_default):
     """31 actions offered by one event, max_tools 12: the model sees 12, the right one among them."""
-    bus = Bus("brain-retrieval", "brain", broker.address).connect()
-    try:
-        for text, expected in [("It's so dark in here", "lights_on"), ("Say cheese!", "take_photo"),
-                               ("部屋が暗いね", "lights_on")]:
-            provider = ScriptedProvider([{"none": True}])
-            brain = CompanionBrain(home, provider, bus, BrainConfig(max_tools=12))
-            brain.handle(Perception(title="input", body=text, to=home.id))
+    for text, expected in [("It's so dark in here", "lights_on"), ("Say cheese!", "take_photo"),
+                           ("部屋が暗いね", "lights_on")]:
+        provider = ScriptedProvider([{"none": True}])
+        with Stack(Settings(broker=broker.address), kinds=("brain",), start_broker=False, companions=[home],
+                   provider=provider, brain_config=BrainConfig(max_tools=12)) as stack:   # companion run brain
+            stack.brains[0].handle(Perception(title="input", body=text, to=home.id))
             seen = [t.name for t in provider.calls[0][1].tools]
             # trimmed to 12 with speech kept (talk drops the motions, intent.py), or, for a clear
             # command, only what was asked for
             described = [t.name for t in provider.calls[0][1].described]
             assert expected in seen and (len(described) == 12 and "speak" in seen or len(seen) <= 2), (text, seen)
-    finally:
-        bus.close()
 
 
 def test_perception_query():

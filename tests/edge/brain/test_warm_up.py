@@ -7,9 +7,9 @@ import queue
 
 import pytest
 
-from edge.brain.loop import BrainConfig, CompanionBrain
-from edge.runtime.bus import Bus
-from edge.config import DEFAULT_COMPANION
+from edge.app import Stack
+from edge.brain.loop import BrainConfig
+from edge.config import DEFAULT_COMPANION, Settings
 from edge.protocol.companion import load_companion
 from edge.protocol.payloads import Perception
 from edge.providers.base import ProviderContext, ProviderError
@@ -36,20 +36,19 @@ def pip():
     return load_companion(DEFAULT_COMPANION)
 
 
-@pytest.fixture
-def bus(broker):
-    b = Bus("brain-warm", "brain", broker.address).connect()
-    yield b
-    b.close()
+def brain_stack(broker, pip, provider, observer) -> Stack:
+    """``companion run brain`` on the test broker, with this provider; not started yet."""
+    return Stack(Settings(broker=broker.address), kinds=("brain",), start_broker=False, companions=[pip],
+                 provider=provider, brain_config=BrainConfig(), observer_factory=lambda name: observer)
 
 
-def test_the_brain_is_warm_before_start_returns_with_what_its_turns_send(bus, pip):
+def test_the_brain_is_warm_before_start_returns_with_what_its_turns_send(broker, pip):
     provider = Warming([{"none": True}])
     events: list = []
     decided: queue.Queue = queue.Queue()
-    brain = CompanionBrain(pip, provider, bus, BrainConfig(),
-                           lambda k, d: (events.append((k, d)), k == "decision" and decided.put(d)))
-    brain.start()
+    stack = brain_stack(broker, pip, provider,
+                        lambda k, d: (events.append((k, d)), k == "decision" and decided.put(d))).start()
+    brain, bus = stack.brains[0], stack.buses[0]
     try:
         assert len(provider.warmed) == 1 and provider.calls == []    # warmed, no turn spent on it
         assert [k for k, _ in events] == ["warming", "warmed"] and brain.warm_s is not None
@@ -62,23 +61,23 @@ def test_the_brain_is_warm_before_start_returns_with_what_its_turns_send(bus, pi
         assert {t.name for t in turn.tools} <= {t.name for t in warmed.tools}
         assert warmed.history == turn.history
     finally:
-        brain.stop()
+        stack.stop()
 
 
-def test_a_failed_warm_up_is_reported_and_the_brain_still_works(bus, pip):
+def test_a_failed_warm_up_is_reported_and_the_brain_still_works(broker, pip):
     provider = Warming([{"none": True}], fail=True)
     events: list = []
     done: queue.Queue = queue.Queue()
-    brain = CompanionBrain(pip, provider, bus, BrainConfig(),
-                           lambda k, d: (events.append((k, d)), k == "decision" and done.put(d)))
-    brain.start()
+    stack = brain_stack(broker, pip, provider,
+                        lambda k, d: (events.append((k, d)), k == "decision" and done.put(d))).start()
+    brain, bus = stack.brains[0], stack.buses[0]
     try:
         failed = [d for k, d in events if k == "warm_failed"]
         assert failed and failed[0]["error"]["code"] == "E3001" and brain.warm_s is None
         bus.publish(Perception(title="input", body="are you there?"))  # after its own subscribe: no race
         assert done.get(timeout=10)["problems"] == []
     finally:
-        brain.stop()
+        stack.stop()
 
 
 def test_a_warmed_embedded_model_takes_its_first_decision_from_the_prompt_cache(pip):

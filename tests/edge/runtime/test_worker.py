@@ -8,7 +8,7 @@ import logging
 import queue
 import threading
 
-from edge.config import DEFAULT_COMPANION
+from edge.config import DEFAULT_COMPANION, Settings
 from edge.protocol.companion import load_companion
 from edge.protocol.payloads import Action, Perception, Status
 from edge.providers.base import ProviderContext, ProviderResponse
@@ -103,7 +103,8 @@ class _FailsFirst:
 
 
 def test_a_turn_that_raises_is_counted_on_the_brains_status_and_the_next_input_is_decided():
-    from edge.brain.loop import BrainConfig, CompanionBrain
+    from edge.app import Stack
+    from edge.brain.loop import BrainConfig
 
     pip = load_companion(DEFAULT_COMPANION)
     hub = LocalHub()
@@ -112,10 +113,9 @@ def test_a_turn_that_raises_is_counted_on_the_brains_status_and_the_next_input_i
     listener.subscribe(Action, lambda action: acted.set())
     listener.connect()
     provider = _FailsFirst()
-    brain = CompanionBrain(pip, provider, hub.transport(f"brain-{pip.id}", "brain"),
-                           BrainConfig(warm=False, result_timeout_s=0.2, memory_messages=0))
-    brain.node.start()
-    brain.start()
+    stack = Stack(Settings(), kinds=("brain",), start_broker=False, transport=hub.transport, companions=[pip],
+                  provider=provider, brain_config=BrainConfig(warm=False, result_timeout_s=0.2, memory_messages=0))
+    stack.start()   # `companion run brain` on the hub: handlers, connect, ready
     try:
         for n in (1, 2):   # the second once the first is being decided: a newer view would replace it
             assert n == 1 or provider.failed.wait(10)
@@ -127,5 +127,5 @@ def test_a_turn_that_raises_is_counted_on_the_brains_status_and_the_next_input_i
         status = _status(hub, f"brain-{pip.id}")
         assert status.extra["errors"] == {WORKER_FAILED: 1} and status.extra["companion"] == pip.id
     finally:
-        brain.stop()
+        stack.stop()
         listener.close()
