@@ -15,9 +15,9 @@ import numpy as np
 import pytest
 
 from alsa_sink import alsa_file_sink, read_wav  # noqa: F401  (fixture)
-from body_drivers.node import BodyNode
-from body_drivers.sim import SimBody
 from body_drivers.speech.speaker import Speaker
+from edge.app import Stack
+from edge.config import Settings
 from edge.runtime.bus import Bus
 from edge.paths import COMPANIONS_DIR
 from edge.perception.microphone.node import Heard
@@ -47,9 +47,8 @@ class Stage:
 @pytest.fixture
 def stage(broker, alsa_file_sink, synth) -> Iterator[Stage]:  # noqa: F811
     room = Room(echo_db=-20.0)
-    body_bus = Bus("body", "body", broker.address)
-    body = BodyNode(body_bus, SimBody(speaker=Speaker(synth, EchoOutput(room))), [PIP]).start()
-    body_bus.connect()
+    body = Stack(Settings(broker=broker.address), speaker=Speaker(synth, EchoOutput(room)), kinds=("body",),
+                 start_broker=False, companions=[PIP]).start()   # companion run body, speaking into the room
     ear = Bus("ear", "test", broker.address, announce=False, persistent=False)
     results: queue.Queue[ActionResult] = queue.Queue()
     voices: queue.Queue[VoiceActivity] = queue.Queue()
@@ -62,7 +61,6 @@ def stage(broker, alsa_file_sink, synth) -> Iterator[Stage]:  # noqa: F811
     yield Stage(room, ear, results, voices, perceptions)
     ear.close()
     body.stop()
-    body_bus.close()
 
 
 def talk(broker, stage: Stage, person: np.ndarray, recognizer, messages: list[str]) -> tuple[list[Action], list[Heard]]:

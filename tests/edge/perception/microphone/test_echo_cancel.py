@@ -18,10 +18,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from body_drivers.node import BodyNode
-from body_drivers.sim import SimBody
 from body_drivers.speech.playback import AudioOutput
 from body_drivers.speech.speaker import Speaker
+from edge.app import Stack
+from edge.config import Settings
 from edge.runtime.bus import Bus
 from edge.paths import COMPANIONS_DIR
 from edge.perception.microphone.audio_source import SoundDeviceSource
@@ -61,10 +61,9 @@ def in_the_room(broker, synth, recognizer, tmp_path: Path, monkeypatch) -> Itera
     def play(person: np.ndarray, messages: list[str], aec: bool = True) -> Heard:
         room = PipewireRoom(tmp_path / f"room{len(rooms)}", person, echo_db=-10.0, aec=aec).start()
         rooms.append(room)
-        body_bus = Bus("body", "body", broker.address)
-        body = BodyNode(body_bus, SimBody(speaker=Speaker(synth, AudioOutput(room.speaker_device))), [PIP]).start()
-        body_bus.connect()
-        stops.extend([body.stop, body_bus.close])
+        body = Stack(Settings(broker=broker.address), speaker=Speaker(synth, AudioOutput(room.speaker_device)),
+                     kinds=("body",), start_broker=False, companions=[PIP]).start()   # companion run body
+        stops.append(body.stop)
         ear = Bus("ear", "test", broker.address, announce=False, persistent=False)
         heard = Heard(queue.Queue(), queue.Queue(), queue.Queue(),
                       [Action(name="speak", params={"message": m}, sender=PIP.id) for m in messages])
