@@ -33,7 +33,7 @@ from edge.protocol import codec
 from edge.protocol.codec import CodecError
 from edge.protocol.action_names import SPEECH_ACTIONS, STOP
 from edge.protocol.companion import ActionSpec, Companion, validate_params
-from edge.protocol.payloads import Action, ActionError, ActionResult, Estop, PayloadError, VoiceActivity
+from edge.protocol.payloads import Action, ActionError, ActionResult, Estop, PayloadError, Speaking, VoiceActivity
 
 log = get_logger(__name__)
 
@@ -89,6 +89,9 @@ class BodyNode:
         self.node.on(Action, self._on_action, on_invalid=self._on_invalid_action)
         self.node.on(Estop, self._on_estop)
         self.node.on(VoiceActivity, self._on_voice)
+        speaker = getattr(self.executor, "speaker", None)
+        if speaker is not None and hasattr(speaker, "sounding"):
+            speaker.sounding = self._sounding   # a speech action's first audio is announced
         self.worker.start()
         log.info("body.ready", node=self.bus.node_id, companions=len(self.companions))
         return self
@@ -177,6 +180,14 @@ class BodyNode:
             self._queue.put_nowait(item)
         self.timeline.record("speech.interrupted", id=current.id, by=voice.sender, onset=voice.onset)
         log.info("speech.interrupted", id=current.id, by=voice.sender)
+
+    def _sounding(self, at: float) -> None:
+        """The speech being carried out began to sound (its first audio went to the device): said on
+        ``speaking``, so the microphone learns the robot's voice from then, not from the action,
+        which on a busy CPU comes seconds before the voice (synthesis)."""
+        current = self._current
+        if current is not None and current.name in SPEECH_ACTIONS:
+            self.bus.publish(Speaking(sender=self.bus.node_id, action=current.id, at=at))
 
     def _speech_hold(self) -> PlaybackHold | None:
         """The pause of a body that speaks (its ``speaker``'s); None for one that does not."""

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from edge.config_sections import (BodySection, BrainSection, CameraSection, GatewaySection, McpSection,
                                   MicSection, RegistrySection)
 from edge.protocol.payloads import (Action, ActionResult, CompanionMessage, Estop, Payload, Perception, Reply,
-                                    Status, VoiceActivity)
+                                    Speaking, Status, VoiceActivity)
 
 
 @dataclass(frozen=True)
@@ -55,7 +55,7 @@ BIGGER_PROFILES = ("standard", "jetson")
 KINDS: tuple[Kind, ...] = (
     Kind("body", BodySection, "edge.nodes.body", "body", node_id_flag=True, always_up=True,
          uses_companions=True, profiles=ALL_PROFILES, unit_place=2,
-         publishes=(ActionResult,), subscribes=(Action, Estop, Status, VoiceActivity)),
+         publishes=(ActionResult, Speaking), subscribes=(Action, Estop, Status, VoiceActivity)),
     Kind("brain", BrainSection, "edge.nodes.brain", "brain-<companion id>", always_up=True,
          uses_companions=True, profiles=ALL_PROFILES, unit_place=3,
          publishes=(Action, Reply, CompanionMessage),
@@ -71,7 +71,7 @@ KINDS: tuple[Kind, ...] = (
          profiles=BIGGER_PROFILES, unit_place=4, publishes=(Perception,),
          variants=(Variant("track", publishes=(Action,)),)),
     Kind("mic", MicSection, "edge.nodes.mic", "mic-<source>", node_id_flag=True, uses_companions=True,
-         profiles=BIGGER_PROFILES, unit_place=5, publishes=(Perception, VoiceActivity), subscribes=(Action, ActionResult)),
+         profiles=BIGGER_PROFILES, unit_place=5, publishes=(Perception, VoiceActivity), subscribes=(Action, ActionResult, Speaking)),
 )
 
 BY_NAME: dict[str, Kind] = {k.name: k for k in KINDS}

@@ -96,6 +96,9 @@ class Speaker:
         self.output = output
         self._queue_sentences = queue_sentences
         self.hold = PlaybackHold()   # a barge-in onset pauses the speech playing (speech/hold.py)
+        # told the wall time each utterance's first audio goes to the device: the body announces it
+        # (``speaking``), so the microphone knows when the robot's voice really starts
+        self.sounding: Callable[[float], None] | None = None
         self._speak_lock = threading.Lock()
         self._synth_lock = threading.Lock()  # a cancelled producer may still be finishing a sentence
 
@@ -130,7 +133,8 @@ class Speaker:
         producer.start()
         finished = False
         try:
-            played = self.output.play(_drain(chunks, halted), self.synth.sample_rate, cancel, self.hold)
+            played = self.output.play(_told_at_first(_drain(chunks, halted), self.sounding), self.synth.sample_rate,
+                                      cancel, self.hold)
             finished = True
         finally:
             abort.set()
@@ -205,3 +209,17 @@ def _drain(chunks: queue.Queue[object], halted: Halted) -> Iterator[np.ndarray]:
             return
         assert isinstance(item, np.ndarray)
         yield item
+
+
+def _told_at_first(chunks: Iterator[np.ndarray], tell: Callable[[float], None] | None) -> Iterator[np.ndarray]:
+    """The chunks as they are; ``tell`` hears the wall time the first one goes to the output. What
+    it does wrong is logged, never the speech's end."""
+    first = True
+    for chunk in chunks:
+        if first and tell is not None:
+            try:
+                tell(time.time())
+            except Exception:  # noqa: BLE001 - an announcement must not silence the robot
+                _LOGGER.exception("the first-audio hook failed")
+        first = False
+        yield chunk

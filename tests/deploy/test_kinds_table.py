@@ -15,8 +15,8 @@ from repo_paths import REPO
 
 # what each node publishes and reads today (every publish and subscribe in edge/ and body_drivers/)
 GRANTS = {
-    "body": ["topic write @NS@status/@NODE@", "topic write @NS@actions/results", "topic read @NS@actions",
-             "topic read @NS@estop", "topic read @NS@status/+", "topic read @NS@voice"],
+    "body": ["topic write @NS@status/@NODE@", "topic write @NS@actions/results", "topic write @NS@speaking",
+             "topic read @NS@actions", "topic read @NS@estop", "topic read @NS@status/+", "topic read @NS@voice"],
     "brain": ["topic write @NS@status/@NODE@", "topic write @NS@actions", "topic write @NS@replies",
               "topic write messages", "topic read @NS@perceptions", "topic read @NS@actions/results",
               "topic read @NS@estop", "topic read messages", "topic read @NS@voice"],
@@ -27,7 +27,7 @@ GRANTS = {
     "camera": ["topic write @NS@status/@NODE@", "topic write @NS@perceptions"],
     "camera-track": ["topic write @NS@actions"],
     "mic": ["topic write @NS@status/@NODE@", "topic write @NS@perceptions", "topic write @NS@voice",
-            "topic read @NS@actions", "topic read @NS@actions/results"],
+            "topic read @NS@actions", "topic read @NS@actions/results", "topic read @NS@speaking"],
 }
 
 

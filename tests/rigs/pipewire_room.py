@@ -67,15 +67,18 @@ class Listened:
     """A microphone source that says when the mic node first reads from it: by then the node is
     subscribed to the robot's speech, so a ``speak`` published after it reaches its gate."""
 
-    def __init__(self, inner: Any):
+    def __init__(self, inner: Any, until: threading.Event | None = None):
         self.inner = inner
         self.name = inner.name
         self.reading = threading.Event()
+        self.until = until    # stop listening once this is set (the room played its person out)
 
     def blocks(self, stop: threading.Event) -> Iterator[Any]:
         for block in self.inner.blocks(stop):
             self.reading.set()
             yield block
+            if self.until is not None and self.until.is_set():
+                return
 
 
 class PipewireRoom:
@@ -86,9 +89,13 @@ class PipewireRoom:
 
     def __init__(self, folder: Path, person: np.ndarray, *, echo_db: float = -10.0, delay_ms: float = 5.0,
                  rt60_s: float = 0.25, aec: bool = True, aec_args: str = "", noise_dbfs: float | None = -70.0,
-                 seed: int = 3):
+                 seed: int = 3, after_robot: bool = False, wait_s: float = 30.0):
+        """``after_robot``: the person's track starts when the speaker first sounds (its lead is then
+        "seconds into the robot's talk", however long synthesis took on a busy CPU), or ``wait_s``
+        after the room starts if it never does."""
         self.folder = folder
         self.person = np.asarray(person, dtype=np.int16)
+        self.after_robot, self.wait_s = after_robot, wait_s
         self.noise = None if noise_dbfs is None else 32768 * 10 ** (noise_dbfs / 20)   # the microphone's own
         self._rng = np.random.default_rng(seed)
         self.aec = aec
@@ -163,8 +170,9 @@ class PipewireRoom:
         self.server.link("room.speaker:monitor_MONO", "room.probe:input_FL")
         self.server.link("room.person:output_MONO", "room.probe:input_FR")
         ahead = 3                                    # blocks written before the probe hears the first
+        first = None if self.after_robot else 0      # the block written when the person's track begins
         for k in range(ahead):
-            mouth.stdin.write(self._person_block(k))
+            mouth.stdin.write(self._person_block(k - (first if first is not None else ahead)))
         mouth.stdin.flush()
         last_voice, k = 0.0, 0
         while not self._stop.is_set():
@@ -186,14 +194,18 @@ class PipewireRoom:
                 self.started_at = now - BLOCK / RATE
                 self.started.set()
             self.heard += BLOCK
-            mouth.stdin.write(self._person_block(k + ahead))
+            if first is None and (self.loud_at or k * BLOCK >= self.wait_s * RATE):
+                first = k + ahead
+            mouth.stdin.write(self._person_block(k + ahead - (first if first is not None else k + ahead + 1)))
             mouth.stdin.flush()
             k += 1
-            if k * BLOCK >= len(self.person):
+            if first is not None and (k - first) * BLOCK >= len(self.person):
                 self.finished.set()
 
     def _person_block(self, k: int) -> bytes:
-        block = np.pad(self.person[k * BLOCK:(k + 1) * BLOCK].astype(np.float64), (0, BLOCK))[:BLOCK]
+        """The person's ``k``th block (silence before the track, k < 0), with the microphone's noise."""
+        block = np.zeros(BLOCK) if k < 0 else \
+            np.pad(self.person[k * BLOCK:(k + 1) * BLOCK].astype(np.float64), (0, BLOCK))[:BLOCK]
         if self.noise is not None:
             block += self._rng.normal(0, self.noise, BLOCK)
         return np.clip(np.round(block), -32768, 32767).astype("<i2").tobytes()

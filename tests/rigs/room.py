@@ -94,14 +94,22 @@ class _Tee:
 
 
 class RoomSource:
-    """The microphone in the room: the person's recording (from when ``blocks`` starts) plus echo."""
+    """The microphone in the room: the person's recording (from when ``blocks`` starts) plus echo.
+
+    ``after_robot``: the person's recording starts when the robot's voice first reaches the room
+    (its lead is then "seconds after the robot began to talk", whatever synthesis took on a busy
+    CPU), and the microphone listens for its length from there; it gives up ``wait_s`` after
+    opening if the robot never speaks."""
 
     name = "room"
 
-    def __init__(self, room: Room, person: np.ndarray, block_s: float = 0.03):
+    def __init__(self, room: Room, person: np.ndarray, block_s: float = 0.03, after_robot: bool = False,
+                 wait_s: float = 30.0):
         self.room = room
         self.person = np.asarray(person, dtype=np.int16)
         self.block = int(block_s * RATE)
+        self.after_robot = after_robot
+        self.wait_s = wait_s
         self.started_at = 0.0
         self.started = threading.Event()
 
@@ -113,11 +121,16 @@ class RoomSource:
         self.started_at = time.time()
         self.started.set()
         n = 0
-        while not stop.is_set() and n < len(self.person):
+        begin = None if self.after_robot else 0   # the sample at which the person's recording starts
+        while not stop.is_set() and (begin is None or n - begin < len(self.person)):
+            if begin is None and (self.room.writes or n >= self.wait_s * RATE):
+                begin = n
             due = self.started_at + (n + self.block) / RATE
             if stop.wait(max(due - time.time(), 0.0)):
                 return
-            mine = self.person[n:n + self.block].astype(np.float64)
+            at = n - (n if begin is None else begin)
+            mine = self.person[at:at + self.block].astype(np.float64) if begin is not None \
+                else np.zeros(self.block, np.float64)
             mixed = self.room.take(len(mine)) + mine
             yield AudioBlock(np.clip(mixed, -32768, 32767).astype(np.int16), n, time.time())
             n += len(mine)

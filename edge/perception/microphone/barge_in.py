@@ -134,6 +134,8 @@ class BargeIn:
         self._probe_done = True                           # learned from (or too short): wait for the next
         # per sound: (level, whether the robot was heard at its start)
         self._learned: collections.deque[tuple[float, bool]] = collections.deque(maxlen=self.config.sounds_kept)
+        self._learned_guessing = False   # something in _learned was learned before the body said when sounds start
+        self._probe_guessing = False     # the probe holds frames heard before it did
         self._pending: collections.deque[tuple[float, bool]] = collections.deque()
         self._window: collections.deque[tuple[bool, int, float]] = collections.deque()
         self._maybe: collections.deque[tuple[bool, int, float]] = collections.deque()
@@ -171,23 +173,36 @@ class BargeIn:
     def _end_probe(self) -> None:
         """Learn the level of the sound whose start was just heard (when enough of it was)."""
         probe, self._probe = self._probe, []
+        guessing, self._probe_guessing = self._probe_guessing, False
         self._probe_done = True
-        if len(probe) < self._probe_frames(self.config.min_probe_s):
-            return
+        if len(probe) < self._probe_frames(self.config.min_probe_s) or (guessing and self.gate.announced):
+            return   # too little; or taken from a speak action's moment, which may be the quiet before its voice
         voice = [level for level, speech in probe if speech]
         # else the robot is not heard: the room's level, without the few voice frames (a person
         # starting to talk as the probe ended, or an echo too faint to reach the room's loudest)
         heard = len(voice) >= len(probe) / 4
         kept = voice if heard else [level for level, speech in probe if not speech]
         self._learned.append((float(np.percentile(kept, self.config.echo_percentile)), heard))
+        self._learned_guessing = self._learned_guessing or guessing
+
+    def _forget_guesses(self) -> None:
+        """The body has just said when a sound started (``Speaking``): what was learned before, from
+        the moment of a ``speak`` action, may be the silence before a late voice (synthesis on a
+        busy CPU), so it goes, and the robot's level is learned again from sounds' real starts."""
+        if self._learned_guessing and self.gate.announced:
+            self._learned.clear()
+            self._learned_guessing = False
 
     def _learn(self, speaking: list[str], level: float, speech: bool) -> None:
         """The frame that left the window (too old to be a person's first words) joins the probe."""
         if not self._probe_keys.issuperset(speaking):   # another sound began: a new start to hear
             self._end_probe()
             self._probe_keys, self._probe_done = set(speaking), False
+        if self._probe_guessing and self.gate.announced:   # the body has said when sounds start: begin again
+            self._probe, self._probe_guessing = [], False
         if not self._probe_done:
             self._probe.append((level, speech))
+            self._probe_guessing = self._probe_guessing or not self.gate.announced
             if len(self._probe) >= self._probe_frames(self.config.probe_s):
                 self._end_probe()
 
@@ -207,11 +222,13 @@ class BargeIn:
         sample = self._frames * self.frame_samples
         self._frames += 1
         speaking = self.gate.speaking(at=self._heard_at)
+        self._forget_guesses()
         if not speaking or self._fired_over.issuperset(speaking):
             self._reset()
             if self._probe:      # the sound ended or was talked over before its start was all heard
                 self._end_probe()
             if not speaking:
+                self._probe_keys = set()   # a sound heard again (it had not yet begun to sound) is a new start
                 self._fired_over.clear()
             return
         level = level_dbfs(frame)

@@ -39,7 +39,7 @@ from edge.perception.microphone.stt import Recognizer, Transcript
 from edge.perception.microphone.vad import Segmenter, Utterance
 from edge.perception.microphone.turn_end import sounds_finished
 from edge.perception.microphone.wake_word import WakeGate
-from edge.protocol.payloads import Action, ActionResult, Perception
+from edge.protocol.payloads import Action, ActionResult, Perception, Speaking
 from edge.runtime.transport import Transport
 from edge.runtime.worker import FailureSink, guarded
 
@@ -133,6 +133,7 @@ class MicNode:
         registers the gate's handlers on its ``Node`` before connecting instead.)"""
         self.bus.subscribe(Action, self.gate.on_action)
         self.bus.subscribe(ActionResult, self.gate.on_result)
+        self.bus.subscribe(Speaking, self.gate.on_speaking)
 
     def run(self, stop: threading.Event) -> None:
         self._worker.start()

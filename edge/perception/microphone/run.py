@@ -25,7 +25,7 @@ from edge.perception.microphone.stt import Recognizer, RecognizerError
 from edge.perception.microphone.vad import Segmenter, SegmenterConfig, choose_vad
 from edge.perception.microphone.vad_silero import VadError
 from edge.perception.microphone.wake_word import WakeWordError, wake_gate
-from edge.protocol.payloads import Action, ActionResult, VoiceActivity
+from edge.protocol.payloads import Action, ActionResult, Speaking, VoiceActivity
 from edge.runtime.node import Node, NodeError
 from edge.runtime.transport import Transport
 
@@ -72,6 +72,7 @@ def run_mic(source: str | int | SourceLike | None, broker: BrokerAddress | str =
     gate = SelfVoiceGate()
     node.on(Action, gate.on_action)          # before connecting: speech queued for us still counts
     node.on(ActionResult, gate.on_result)
+    node.on(Speaking, gate.on_speaking)       # when each sound really starts (barge-in learns from then)
 
     def source_state(state: str | None, **details: Any) -> None:
         """The source's own end (``ended``/``stopped``) is said once the last utterance is recognized."""

@@ -1,11 +1,18 @@
 """Knowing when the robot itself is talking, so the microphone does not transcribe it.
 
-The body announces nothing special when it speaks; what the bus does carry is the
-``speak`` action (published before the sound starts) and its ``actions/results`` entry
-(published when playback has ended, or was refused or cut short). Between the two, plus
-``tail_s`` for the room's echo and the output buffer, whatever the microphone hears is
-taken to be the robot. A result that never comes (a body that crashed) must not deafen
-the node forever, so each hold also expires after a time estimated from the text.
+The bus carries the ``speak`` action (published before the sound starts) and its
+``actions/results`` entry (published when playback has ended, or was refused or cut short).
+Between the two, plus ``tail_s`` for the room's echo and the output buffer, whatever the
+microphone hears is taken to be the robot (``active``). A result that never comes (a body that
+crashed) must not deafen the node forever, so each hold also expires after a time estimated
+from the text.
+
+What a person could talk over (``speaking``) starts later: when the sound does. A body says so
+on ``speaking`` (a ``Speaking`` payload, when the first audio of the action went to the device);
+on a busy CPU that is seconds after the action (synthesis), and barge-in, which learns the
+robot's voice from the start of each sound, learned the room instead and took the robot's own
+voice for a person. Once one such announcement was heard, a sound counts only from its own; a
+body that never announces (an older one) is taken at its action's word, as before.
 
 Code that plays audio in the same process can call ``hold``/``release`` directly. When a
 person talks over the robot (edge/perception/microphone/barge_in.py), ``interrupt`` ends the holds at once.
@@ -24,7 +31,7 @@ import time
 from collections.abc import Callable, Iterable
 
 from edge.protocol.action_names import SPEECH_ACTIONS
-from edge.protocol.payloads import Action, ActionResult
+from edge.protocol.payloads import Action, ActionResult, Speaking
 
 
 class SelfVoiceGate:
@@ -44,6 +51,8 @@ class SelfVoiceGate:
         self._started: dict[str, float] = {}    # key -> when its hold began
         # the holds that ended, newest last: (began, ended, tail's end, key)
         self._ended: collections.deque[tuple[float, float, float, str]] = collections.deque(maxlen=64)
+        self._announced = False   # a body says when each sound starts (``Speaking``)
+        self._sound_at: collections.OrderedDict[str, float] = collections.OrderedDict()   # key -> its sound began
 
     def hold(self, key: str, expected_s: float | None = None) -> None:
         """Sound starts (or is about to); it ends at ``release(key)`` or after the expected time."""
@@ -69,15 +78,35 @@ class SelfVoiceGate:
         self._holds.pop(key, None)
         self._ended.append((self._started.pop(key, ended), ended, quiet_from, key))
 
+    def sounding(self, key: str, at: float) -> None:
+        """``key``'s sound began at ``at`` (this gate's clock): from now on a sound counts as playing
+        only from its own start (see the module docstring)."""
+        with self._lock:
+            self._announced = True
+            self._sound_at[key] = at
+            while len(self._sound_at) > 256:
+                self._sound_at.popitem(last=False)
+
+    @property
+    def announced(self) -> bool:
+        """Whether a body has said when one of its sounds started (then sounds count from their own)."""
+        return self._announced
+
+    def _sounds(self, key: str, at: float) -> bool:
+        """(lock held) Whether ``key``'s sound had begun at ``at``, as far as a body said."""
+        return not self._announced or self._sound_at.get(key, at + 1.0) <= at
+
     def speaking(self, at: float | None = None) -> list[str]:
         """The sounds playing now, or at ``at`` (this gate's clock, in the recent past): their keys,
         tail excluded: what a person could talk over."""
         now = self._clock()
         with self._lock:
             if at is None or at >= now:
-                return [key for key, expiry in self._holds.items() if expiry > now]
-            held = [key for key, expiry in self._holds.items() if self._started[key] <= at < expiry]
-            return held + [key for began, ended, _, key in self._ended if began <= at < ended and key not in held]
+                return [key for key, expiry in self._holds.items() if expiry > now and self._sounds(key, now)]
+            held = [key for key, expiry in self._holds.items()
+                    if self._started[key] <= at < expiry and self._sounds(key, at)]
+            return held + [key for began, ended, _, key in self._ended
+                           if began <= at < ended and key not in held and self._sounds(key, at)]
 
     def interrupt(self) -> list[str]:
         """A person talked over the robot (barge-in): its sound is being cut, so what is heard from
@@ -113,6 +142,10 @@ class SelfVoiceGate:
         text = action.params.get("message") or action.params.get("text") or ""
         expected = 3.0 + self.seconds_per_char * len(text) if isinstance(text, str) else None
         self.hold(action.id, expected)
+
+    def on_speaking(self, speaking: Speaking) -> None:
+        """The body's word that a sound began (wall time), on this gate's clock."""
+        self.sounding(speaking.action, self._clock() - max(time.time() - speaking.at, 0.0))
 
     def on_result(self, result: ActionResult) -> None:
         if result.name in self.sound_actions or result.id in self._holds:

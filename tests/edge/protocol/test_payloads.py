@@ -10,7 +10,7 @@ import pytest
 
 from edge.protocol.codec import CodecError
 from edge.protocol.payloads import (ALL_PAYLOADS, Action, ActionError, ActionResult, CompanionMessage, Estop,
-                                    PayloadError, Perception, Reply, Status, VoiceActivity)
+                                    PayloadError, Perception, Reply, Speaking, Status, VoiceActivity)
 
 EXAMPLES = [
     Perception(title="input", body="hello", to="all"),
@@ -24,6 +24,7 @@ EXAMPLES = [
     Estop(sender="panel", engaged=True),
     Reply(sender="6a0f3c8e-2d14-4b7a-9e51-c3b8d2f47a10", to="cli", in_reply_to="p1", text="/speak message:string"),
     VoiceActivity(sender="mic-default", onset=1.5, over=["6a0f3c8e-2d14-4b7a-9e51-c3b8d2f47a10"]),
+    Speaking(sender="body", action="6a0f3c8e-2d14-4b7a-9e51-c3b8d2f47a10", at=2.25),
 ]
 
 
@@ -36,7 +37,8 @@ def test_every_payload_type_has_an_example_and_a_topic():
     assert {type(p) for p in EXAMPLES} == set(ALL_PAYLOADS)
     topics = {p.topic("robot1") for p in EXAMPLES}
     assert topics == {"robot1/perceptions", "robot1/actions", "robot1/actions/results", "messages",
-                      "robot1/status/brain-1", "robot1/estop", "robot1/replies", "robot1/voice"}
+                      "robot1/status/brain-1", "robot1/estop", "robot1/replies", "robot1/voice",
+                      "robot1/speaking"}
 
 
 def test_wire_field_names_follow_the_contract():
