@@ -16,7 +16,6 @@ answered with a failed ``unencodable_result`` naming the field instead.
 
 from __future__ import annotations
 
-import collections
 import queue
 import threading
 import time
@@ -31,6 +30,7 @@ from edge.runtime.worker import WORKER_FAILED, Worker, guarded
 from edge.log import get_logger
 from edge.protocol import codec
 from edge.protocol.codec import CodecError
+from edge.protocol.dedupe import RecentIds
 from edge.protocol.action_names import SPEECH_ACTIONS, STOP
 from edge.protocol.companion import ActionSpec, Companion, validate_params
 from edge.protocol.payloads import Action, ActionError, ActionResult, Estop, PayloadError, Speaking, VoiceActivity
@@ -72,8 +72,7 @@ class BodyNode:
         self.companions = {c.id: c for c in companions}
         self.timeline = timeline or Timeline()
         self._queue: queue.Queue[Action | None] = queue.Queue(queue_size)
-        self._seen: collections.deque[str] = collections.deque(maxlen=512)
-        self._seen_lock = threading.Lock()
+        self._seen = RecentIds(512)   # QoS 1 may deliver an action twice: it is done once
         self._cancel = threading.Event()
         self._current: Action | None = None      # the action being carried out
         self._interrupted: str | None = None     # the speech a person talked over
@@ -109,11 +108,9 @@ class BodyNode:
     # -- receiving ------------------------------------------------------------------------
 
     def _on_action(self, action: Action) -> None:
-        with self._seen_lock:
-            if action.id in self._seen:
-                log.info("action.duplicate", id=action.id, name=action.name)
-                return
-            self._seen.append(action.id)
+        if not self._seen.first_time(action.id):
+            log.info("action.duplicate", id=action.id, name=action.name)
+            return
         if action.name == STOP:
             self._stop_now(action)
             return

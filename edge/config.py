@@ -48,6 +48,7 @@ class Settings:
     result_timeout_s: float = 60.0
     queue_size: int = 8
     registry: str | None = None  # a Registry URL: other companions' metadata for the prompt
+    retrieval: str | None = None  # [brain] retrieval: auto | onnx | bm25 (None: auto)
     body_config: Any = None      # the parsed [body] servo setup (body_drivers.body_config.BodyConfig) when sim = false
     body_id: str | None = None   # [body] node_id / --node-id (None: body)
     nodes: dict[str, Any] = field(default_factory=dict)  # kind -> its section, for each of NODE_SECTIONS named

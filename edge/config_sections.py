@@ -47,7 +47,15 @@ def names_arg(text: str) -> tuple[str, ...]:
     return names
 
 
+def retrieval_arg(text: str) -> str:
+    """``[brain] retrieval``: how the brain ranks a large set of actions by a person's words."""
+    if text not in RANKERS:
+        raise argparse.ArgumentTypeError(f"must be {', '.join(RANKERS[:-1])} or {RANKERS[-1]}, not {text!r}")
+    return text
+
+
 TTS_ENGINES = ("piper", "espeak", "none")
+RANKERS = ("auto", "onnx", "bm25")   # auto: the ONNX embeddings when their model is here, else BM25
 _NODE_ID_HELP = "the node's id, its retained status/ID"
 
 # -- the sections ------------------------------------------------------------------------------
@@ -66,6 +74,7 @@ class BrainSection:
     result_timeout_s: float = setting(60.0, kind=(int, float), parse=bounded(float, 0.1, 3600, "60"))
     queue_size: int = setting(8, kind=int, parse=bounded(int, 1, 1024, "8"))
     registry: str | None = setting()
+    retrieval: str | None = setting(parse=retrieval_arg)   # None: auto (edge/brain/ranker_choice.py)
 
 
 @dataclass

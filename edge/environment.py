@@ -17,7 +17,7 @@ from edge.log import get_logger
 
 log = get_logger(__name__)
 
-SECRET, PATH, LIBRARY, SETTING, DEPRECATED = "secret", "path", "library", "setting", "deprecated"
+SECRET, PATH, LIBRARY, DEPRECATED = "secret", "path", "library", "deprecated"
 
 
 @dataclass(frozen=True)
@@ -25,8 +25,7 @@ class Variable:
     """``kind``: ``secret``; ``path`` (a file, a folder, or the URL of a server: where a thing is);
     ``library`` (another library's own switch, which we read or set for it); ``deprecated``: a
     setting older versions read from here, now the robot.toml key ``instead`` (still honoured,
-    with a warning); ``setting``: one still read from here that belongs in robot.toml (the list
-    only shrinks)."""
+    with a warning). No setting is read from here any more."""
 
     name: str
     kind: str
@@ -62,7 +61,8 @@ VARIABLES: dict[str, Variable] = {v.name: v for v in (
              instead="allowed_origins in [gateway], [registry], [mcp]"),
     Variable("COMPANION_TOKEN_ON_LOOPBACK", DEPRECATED, "1: the HTTP services want their token from this machine too",
              instead="token_on_loopback = true in [gateway], [registry], [mcp]"),
-    Variable("COMPANION_RETRIEVAL", SETTING, "how the brain ranks a large set of actions: auto, onnx or bm25", "auto"),
+    Variable("COMPANION_RETRIEVAL", DEPRECATED, "how the brain ranks a large set of actions: auto, onnx or bm25",
+             instead="retrieval in [brain]"),
     Variable("OPENCV_LOG_LEVEL", LIBRARY, "OpenCV's own log level; unset, the camera keeps only OpenCV's errors"),
     Variable("YOLO_OFFLINE", LIBRARY, "Ultralytics' switch; set to 1 unless already set (no downloads at run time)"),
     Variable("YOLO_VERBOSE", LIBRARY, "Ultralytics' switch; set to False unless already set"),

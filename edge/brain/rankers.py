@@ -23,8 +23,9 @@ from __future__ import annotations
 import functools
 import math
 import re
+import threading
 import unicodedata
-from collections import Counter
+from collections import Counter, OrderedDict
 from collections.abc import Callable, Sequence
 from typing import Any, Protocol, runtime_checkable
 
@@ -136,12 +137,32 @@ class EmbeddingRanker:
 
     A tool may have several texts (description, examples): its score is the best match among
     them, so one close example is enough. Tool texts rarely change, so their unit vectors are
-    cached by text; only the query is embedded on each call."""
+    cached by text; only the query is embedded on each call, and a query said again (a robot
+    hears "stop", "hello", "look left" many times a day) reuses its vector."""
 
-    def __init__(self, encode: Encoder, cache_size: int = 4096):
+    def __init__(self, encode: Encoder, cache_size: int = 4096, queries_remembered: int = 512):
         self._encode = encode
         self._cache: dict[str, Any] = {}
         self._cache_size = cache_size
+        self._queries: OrderedDict[str, Any] = OrderedDict()
+        self._queries_remembered = queries_remembered
+        self._queries_lock = threading.Lock()
+
+    def query_unit(self, query: str) -> Any:
+        """The unit vector of ``query``: the encoder's run (~0.5-1.5 ms on a Pi-class core) only
+        the first time among the last ``queries_remembered`` different queries."""
+        with self._queries_lock:
+            unit = self._queries.get(query)
+            if unit is not None:
+                self._queries.move_to_end(query)
+                return unit
+        unit = self._units([query])[0]
+        unit.setflags(write=False)   # shared by every later caller
+        with self._queries_lock:
+            self._queries[query] = unit
+            if len(self._queries) > self._queries_remembered:
+                self._queries.popitem(last=False)
+        return unit
 
     def _units(self, texts: list[str]) -> Any:
         import numpy as np
@@ -177,10 +198,20 @@ class PassageBank:
     query: each passage's score is its best text's cosine similarity, -1.0 for no text."""
 
     def __init__(self, ranker: EmbeddingRanker, matrix: Any, groups: list[Any]):
+        import numpy as np
         self.ranker, self._matrix, self._groups = ranker, matrix, groups
+        # every passage's rows laid end to end, so one reduceat takes each passage's best
+        # (a Python max per passage cost ~0.1 ms a sentence for ~190 of them)
+        self._filled = np.array([g.size > 0 for g in groups], dtype=bool)
+        kept = [g for g in groups if g.size]
+        self._rows = np.concatenate(kept) if kept else np.zeros(0, dtype=np.intp)
+        self._starts = np.cumsum([0] + [g.size for g in kept[:-1]]).astype(np.intp)
 
     def scores(self, query: str) -> list[float]:
-        if self._matrix is None:
+        import numpy as np
+        if self._matrix is None or not self._rows.size:
             return [-1.0] * len(self._groups)
-        sims = self._matrix @ self.ranker._units([query])[0]
-        return [float(sims[g].max()) if g.size else -1.0 for g in self._groups]
+        sims = self._matrix @ self.ranker.query_unit(query)
+        out = np.full(len(self._groups), -1.0)
+        out[self._filled] = np.maximum.reduceat(sims[self._rows], self._starts)
+        return out.tolist()

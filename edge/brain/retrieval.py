@@ -9,7 +9,7 @@ words); ``choose_tools`` is the brain's policy on top (docs/runtime.md, "Tool re
 parameters' descriptions, plus an example sentence per ``x-sentences`` template; an embedding
 ranker scores it by the best of them.
 
-``COMPANION_RETRIEVAL`` chooses the ranker (``ranker_choice.py``). Ties keep the tools'
+robot.toml's ``[brain] retrieval`` chooses the ranker (``ranker_choice.py``). Ties keep the tools'
 original order, so the same input always offers the same tools.
 """
 

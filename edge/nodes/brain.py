@@ -32,9 +32,11 @@ class BrainsRun(Lasting):
 
     def __init__(self, ctx: BuildContext):
         from edge.brain.loop import BrainConfig, CompanionBrain
+        from edge.brain.ranker_choice import use_ranker
 
         super().__init__("brain")
         s = ctx.settings
+        use_ranker(s.retrieval)
         config = ctx.brain_config or BrainConfig(queue_size=s.queue_size, result_timeout_s=s.result_timeout_s,
                                                  memory_messages=default_memory(s.provider))
         args = {"peers": make_peers(s, ctx.companions), **ctx.brain_args}

@@ -13,6 +13,7 @@ from typing import Any, Iterable
 from jsonschema import Draft202012Validator
 from referencing.exceptions import Unresolvable
 
+from edge.protocol.fast_schema import FastCheck, fast_check
 from edge.protocol.problems import Problem, explain, finish, format_problem
 
 # Derived ids: uuid5(NAMESPACE_URL, ID_PREFIX + NFC(name)); documented in docs/companion-files.md.
@@ -33,12 +34,14 @@ class ActionSpec:
     title: str
     description: str
     schema: dict
-    # Compiled once here because validate_params runs on every single decision.
+    # Compiled once here because validate_params runs on every single decision (twice: brain, body).
     _validator: Draft202012Validator = field(init=False, repr=False, compare=False)
+    _fast: FastCheck | None = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         validator = Draft202012Validator(self.schema, format_checker=Draft202012Validator.FORMAT_CHECKER)
         object.__setattr__(self, "_validator", validator)
+        object.__setattr__(self, "_fast", fast_check(self.schema))
 
     def __hash__(self) -> int:  # the schema dict is unhashable; equal specs still hash alike
         return hash((self.title, self.description))
@@ -111,6 +114,8 @@ def derive_id(name: str) -> str:
 def validate_params(action: ActionSpec, params: object) -> list[Problem]:
     """Problems with ``params`` for ``action``, pointers into params; empty when they may be published."""
     try:
+        if action._fast is not None and action._fast(params):   # yes, quickly (edge/protocol/fast_schema.py)
+            return []
         return finish(p for e in action._validator.iter_errors(params) for p in explain(e))
     except (Unresolvable, re.error) as exc:
         return [Problem("", f"the schema of action {action.title!r} cannot be applied: {exc}")]

