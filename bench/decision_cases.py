@@ -31,6 +31,7 @@ class Case:
     check: Check
     expect: str
     before: list[Perception] = field(default_factory=list)
+    kind: str = ""   # what the case tests, for the per-kind figures: command, talk, event, silence, character
 
 
 def said(text: str) -> Perception:

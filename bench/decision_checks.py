@@ -38,21 +38,43 @@ def loops(message: str) -> bool:
 
 
 def japanese(text: str) -> bool:
+    """Japanese or Chinese script (kana or Han): what the older sets call Japanese."""
     return re.search(r"[\u3040-\u30ff\u4e00-\u9fff]", text) is not None
 
 
-def speak(heard: str = "", mentions: str | None = None, what: str = "", lang: str = "en") -> Check:
-    """speak; in the companion's language; not a copy of ``heard``; not one sentence over and
-    over; when ``mentions`` (a regex, case-insensitive) is given, the line matches it."""
+def kana(text: str) -> bool:
+    return re.search(r"[\u3040-\u30ff]", text) is not None
+
+
+def han(text: str) -> bool:
+    return re.search(r"[\u4e00-\u9fff]", text) is not None
+
+
+def _language_problem(message: str, lang: str) -> str | None:
+    """Why ``message`` is not in ``lang`` (en, ja, zh), or None. Japanese of more than a few
+    characters has kana in it; Chinese has Han and no kana."""
+    if lang == "ja" and (not japanese(message) or len(message) > 6 and not kana(message)):
+        return f"not Japanese: {message!r}"
+    if lang == "zh" and (not han(message) or kana(message)):
+        return f"not Chinese: {message!r}"
+    if lang == "en" and japanese(message):
+        return f"not English: {message!r}"
+    return None
+
+
+def speak(heard: str = "", mentions: str | None = None, what: str = "", lang: str = "en",
+          action: str = "speak", param: str = "message") -> Check:
+    """speak (or the companion's own speech ``action`` and its text ``param``); in the companion's
+    language (en, ja, zh); not a copy of ``heard``; not one sentence over and over; when
+    ``mentions`` (a regex, case-insensitive) is given, the line matches it."""
     def check(d: Decision) -> str | None:
         name, params = d
-        if name != "speak":
-            return f"expected speak, got {name}"
-        message = str(params.get("message", ""))
-        if lang == "ja" and not japanese(message):
-            return f"not Japanese: {message!r}"
-        if lang == "en" and japanese(message):
-            return f"not English: {message!r}"
+        if name != action:
+            return f"expected {action}, got {name}"
+        message = str(params.get(param, ""))
+        wrong_language = _language_problem(message, lang)
+        if wrong_language:
+            return wrong_language
         if heard and copies(message, heard):
             return f"parrots the input: {message!r}"
         if loops(message):
@@ -108,6 +130,32 @@ def named(action: str, /, **params: Any) -> Check:
             got = d[1].get(key)
             if (got not in want) if isinstance(want, tuple) else (got != want):
                 return f"{action} {key}={got!r}, expected {'one of ' if isinstance(want, tuple) else ''}{want!r}"
+        return None
+    return check
+
+
+def within(action: str, /, **ranges: tuple[float, float]) -> Check:
+    """That action with each named number in its range, ends included: within("set_level",
+    percent=(28, 32)). A number missing or not a number fails."""
+    def check(d: Decision) -> str | None:
+        if d[0] != action:
+            return f"expected {action}, got {d[0]}"
+        for key, (low, high) in ranges.items():
+            got = d[1].get(key)
+            if isinstance(got, bool) or not isinstance(got, (int, float)) or not low <= got <= high:
+                return f"{action} {key}={got!r}, expected {low}..{high}"
+        return None
+    return check
+
+
+def text_param(action: str, key: str, pattern: str) -> Check:
+    """That action with a text ``key`` matching ``pattern`` (a regex, case-insensitive, NFKC)."""
+    def check(d: Decision) -> str | None:
+        if d[0] != action:
+            return f"expected {action}, got {d[0]}"
+        got = d[1].get(key)
+        if not isinstance(got, str) or re.search(pattern, unicodedata.normalize("NFKC", got).lower()) is None:
+            return f"{action} {key}={got!r} does not match {pattern!r}"
         return None
     return check
 
@@ -263,3 +311,24 @@ def backs_off(d: Decision) -> str | None:
 def talk_or_stay(heard: str, lang: str = "en", mentions: str | None = None) -> Check:
     """No physical reaction: either a reply in words or nothing at all."""
     return either(nothing(), speak(heard=heard, mentions=mentions, what="reply to what was said", lang=lang))
+
+
+# -- words that are not speech: an action written out instead of done -----------------------------
+
+_CALL = r"\b{name}\s*\("                       # wag(0), stop_music()
+_JSON_CALL = re.compile(r'[{\[]\s*"(?:action|name|tool|function|params|arguments)"\s*:')
+_SAYS = r"^\s*[\"'「]?{name}\s*(?:says|said|:)\s*[:：]?"   # "Pip says: ...", "Pip: ..."
+
+
+def spoken_action(text: str, action_titles: list[str], companion_name: str) -> str | None:
+    """Why ``text`` (a value an action carried, e.g. the words a ``speak`` says aloud) is not
+    speech, or None: it calls an action by name ("stop_music()"), holds the JSON of a call, or
+    begins by naming its speaker ("Pip says: ...")."""
+    for title in action_titles:
+        if re.search(_CALL.format(name=re.escape(title)), text):
+            return f"calls {title}() aloud: {text[:80]!r}"
+    if _JSON_CALL.search(text):
+        return f"says the JSON of a call aloud: {text[:80]!r}"
+    if companion_name and re.search(_SAYS.format(name=re.escape(companion_name)), text, re.IGNORECASE):
+        return f"names its speaker: {text[:80]!r}"
+    return None

@@ -43,7 +43,7 @@ HERE = Path(__file__).resolve().parent
 sys.path[:0] = [str(HERE.parent), str(HERE)]
 
 from decision_cases import Case, cases as default_cases  # noqa: E402
-from decision_checks import Decision  # noqa: E402
+from decision_checks import Decision, spoken_action  # noqa: E402
 
 from edge.brain.loop import BrainConfig, CompanionBrain  # noqa: E402
 from edge.protocol.companion import Companion, load_companion  # noqa: E402
@@ -135,7 +135,7 @@ def run_model(spec: str, selected: list[Case], seeds: list[int], threads: int | 
             for case in selected:
                 companion = companions.get(case.companion)
                 if companion is None:    # a new companion: warm the model with it, as a brain does at start
-                    companion = companions[case.companion] = load_companion(ROOT / "companions" / f"{case.companion}.json")
+                    companion = companions[case.companion] = load_companion(companion_path(case.companion))
                     warmed[case.companion] = _warm(provider, companion, config)
                 first = seed == seeds[0] and not any(o["companion"] == case.companion and o["route"] == "llm"
                                                      for o in outcomes)
@@ -147,6 +147,12 @@ def run_model(spec: str, selected: list[Case], seeds: list[int], threads: int | 
         provider.close()
     name = getattr(provider, "model", None) or getattr(provider, "name", spec)
     return {"model": name, "spec": spec, "load_s": round(load_s, 2), "warm_s": warmed, "outcomes": outcomes}
+
+
+def companion_path(name: str) -> Path:
+    """A shipped companion by name (``pip``), or a file by its path from the repository's root
+    (``bench/blind/companions/plant.json``)."""
+    return ROOT / name if name.endswith(".json") else ROOT / "companions" / f"{name}.json"
 
 
 def _warm(provider: Any, companion: Companion, config: BrainConfig) -> float | None:
@@ -180,9 +186,13 @@ def _run_case(provider: Any, companion: Companion, case: Case, seed: int, config
     valid = not observed.rejected_only()
     failure = case.check(decision) if valid else "no valid decision (every reply was rejected)"
     took = (body.first_action_at or ended) - t0
-    return {"case": case.name, "companion": case.companion, "seed": seed, "ok": failure is None, "why": failure,
-            "valid": valid, "route": observed.route(), "action": decision[0], "params": decision[1],
-            "latency_s": round(took, 4)}
+    titles = [a.title for a in companion.actions]
+    spoken = [why for a in body.actions for value in a.params.values() if isinstance(value, str)
+              for why in [spoken_action(value, titles, companion.name)] if why]
+    return {"case": case.name, "companion": case.companion, "kind": case.kind, "seed": seed, "ok": failure is None,
+            "why": failure, "valid": valid, "route": observed.route(), "action": decision[0], "params": decision[1],
+            "latency_s": round(took, 4), "actions": [[a.name, a.params] for a in body.actions],
+            "spoken_actions": spoken}
 
 
 def _whole_reply(actions: list[Action]) -> dict[str, Any]:
@@ -218,7 +228,10 @@ def summarize(run: dict[str, Any]) -> dict[str, Any]:
             "valid": sum(o["valid"] for o in outs), "llm_decisions": len(llm), "fast_decisions": len(fast),
             "p50_s": _pct(llm, 0.5), "p90_s": _pct(llm, 0.9),
             "first_after_ready_max_s": max(first) if first else None, "fast_p50_ms": _ms(_pct(fast, 0.5)),
-            "fast_max_ms": _ms(max(fast) if fast else None), "load_s": run["load_s"]}
+            "fast_max_ms": _ms(max(fast) if fast else None), "load_s": run["load_s"],
+            "spoken_actions": sum(len(o.get("spoken_actions", [])) for o in outs),
+            "by_kind": {k: [sum(o["ok"] for o in outs if o.get("kind") == k), sum(o.get("kind") == k for o in outs)]
+                        for k in sorted({o.get("kind") or "" for o in outs}) if k}}
 
 
 def _pct(values: list[float], q: float) -> float | None:
@@ -316,6 +329,8 @@ def _print_table(table: list[dict[str, Any]]) -> None:
               f" {_fmt(t['fast_p50_ms'], 'ms'):>9}"
               f" {_fmt(t['fast_max_ms'], 'ms'):>9} {_fmt(t['all_p50_s'], 's'):>8} {_fmt(t['all_p90_s'], 's'):>8}"
               f"  {' '.join(f'{k} {v}' for k, v in sorted(t['routes'].items()))}")
+        kinds = "  ".join(f"{k} {ok}/{n}" for k, (ok, n) in t["by_kind"].items())
+        print(f"{'':<40} actions spoken as text: {t['spoken_actions']}" + (f"   by kind: {kinds}" if kinds else ""))
 
 
 def _fmt(value: float | None, unit: str) -> str:
