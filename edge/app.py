@@ -24,7 +24,7 @@ from edge.log import get_logger
 from edge.nodes.lifecycle import BuildContext, NodeThread, Running
 from edge.nodes.body import BodyRun
 from edge.nodes.brain import BrainsRun
-from edge.protocol.companion import Companion, load_companion
+from edge.protocol.companion import Companion, CompanionError, load_companion
 from edge.runtime.broker import LocalBroker, ensure_broker
 from edge.runtime.bus import Bus
 from edge.runtime.signals import stop_on_signals
@@ -39,8 +39,16 @@ def up_kinds(settings: Settings) -> tuple[str, ...]:
 
 
 def load_companions(settings: Settings) -> list[Companion]:
-    """Every configured companion file, parsed; the first bad one raises CompanionError."""
-    companions = [load_companion(p) for p in settings.companions]
+    """Every configured companion file, parsed; CompanionError names every problem of every bad
+    one (a user fixing three files learns of all three at once)."""
+    companions, errors = [], []
+    for path in settings.companions:
+        try:
+            companions.append(load_companion(path))
+        except CompanionError as exc:
+            errors.append(exc)
+    if errors:
+        raise CompanionError.of_files(errors)
     seen: dict[str, str] = {}
     for c in companions:
         if c.id in seen:

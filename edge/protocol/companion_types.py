@@ -27,6 +27,13 @@ class CompanionError(ValueError):
         self.path = path
         super().__init__("\n".join(format_problem(p, path) for p in self.problems))
 
+    @classmethod
+    def of_files(cls, errors: list["CompanionError"]) -> "CompanionError":
+        """One error for several files, each line still naming its own file."""
+        joined = cls([p for e in errors for p in e.problems])
+        joined.args = ("\n".join(str(e) for e in errors),)
+        return joined
+
 
 @dataclass(frozen=True)
 class ActionSpec:
@@ -119,3 +126,6 @@ def validate_params(action: ActionSpec, params: object) -> list[Problem]:
         return finish(p for e in action._validator.iter_errors(params) for p in explain(e))
     except (Unresolvable, re.error) as exc:
         return [Problem("", f"the schema of action {action.title!r} cannot be applied: {exc}")]
+    except Exception as exc:   # a schema that is not one (an unknown type, a bound that is text): user data
+        return [Problem("", f"the schema of action {action.title!r} is not a valid JSON Schema "
+                            f"({type(exc).__name__}); fix the problems reported at its own pointer first")]

@@ -28,6 +28,8 @@ from dataclasses import dataclass
 from typing import Any, Iterator
 
 from edge.protocol import number_words
+from jsonschema import Draft202012Validator
+
 from edge.protocol.companion_types import ActionSpec, Companion, CompanionError, validate_params
 from edge.protocol.problems import Problem, json_pointer, unknown_name
 from edge.protocol.sentence_template import GAP, TemplateError, normalise, parse_template, phrase_pattern
@@ -161,6 +163,7 @@ def _actions(doc: dict) -> dict[str, ActionSpec | None]:
     for item in doc.get("actions", []) if isinstance(doc.get("actions"), list) else []:
         if isinstance(item, dict) and isinstance(item.get("title"), str):
             try:
+                Draft202012Validator.check_schema(item)   # "type": "integr" would fail each check below
                 out.setdefault(item["title"], ActionSpec(item["title"], str(item.get("description", "")), item))
             except Exception:  # noqa: BLE001 - the file schema reports what is wrong with it
                 out.setdefault(item["title"], None)

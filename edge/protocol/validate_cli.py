@@ -23,19 +23,24 @@ def is_json_schema(path: str) -> bool:
     return isinstance(declared, str) and declared.startswith(_METASCHEMA_HOSTS)
 
 
-def run_validate(paths: list[str], out: TextIO = sys.stdout, notes: TextIO = sys.stderr) -> int:
+def run_validate(paths: list[str], out: TextIO | None = None, notes: TextIO | None = None) -> int:
     """Print ``FILE: /json/pointer: message`` for every problem (``/`` is the whole file).
 
     Valid files print nothing, so the output is exactly the list of things to fix and
     scripts can grep it; the exit status says whether that list is empty. A JSON Schema
     document is not a companion file: it is skipped with a note on ``notes``.
     """
+    out, notes = out or sys.stdout, notes or sys.stderr   # looked up now: a caller may have replaced them
     failed = False
     for path in paths:
         if is_json_schema(path):
             print(f"{path}: skipped: a JSON Schema, not a companion file", file=notes)
             continue
-        for problem in validate_file(path):
+        try:
+            problems = [format_problem(problem, path) for problem in validate_file(path)]
+        except Exception as exc:   # a bug of ours: say so for this file and go on with the next
+            problems = [f"{path}: /: could not be checked ({type(exc).__name__}: {exc}); please report this"]
+        for line in problems:
             failed = True
-            print(format_problem(problem, path), file=out)
+            print(line, file=out)
     return 1 if failed else 0
