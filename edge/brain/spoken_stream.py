@@ -25,8 +25,9 @@ class SpokenStream:
     """One round's early speech: ``say`` is the provider's ``on_words``."""
 
     def __init__(self, acts: Acts, self_address: SelfAddress, source_id: str, speech: Speech, heard: str,
-                 instructions: str | None = None):
+                 instructions: str | None = None, sayable: Callable[[str], str | None] = lambda clause: clause):
         self.acts, self.self_address = acts, self_address
+        self.sayable = sayable             # spoken_calls.SpokenCalls.clause: None for a call written out
         self.source_id, self.speech, self.heard = source_id, speech, heard
         self.instructions = instructions   # a correction round's text: never said back
         self.said: list[str] = []
@@ -36,7 +37,12 @@ class SpokenStream:
 
     def say(self, clause: str) -> None:
         """Called on the model's thread with each finished clause."""
-        clause = self.self_address.strip(clause)
+        readable = self.sayable(clause)
+        if readable is None:   # an action written out as words: nothing more is said early
+            with self._lock:
+                self._quiet = True
+            return
+        clause = self.self_address.strip(readable)
         if not clause:   # it was only the companion's own name
             return
         with self._lock:

@@ -23,7 +23,8 @@ from edge.brain import prompt
 from edge.brain.acting import Acts
 from edge.brain.echo import echo_problem, echoes, without_instructions
 from edge.brain.memory import ConversationMemory
-from edge.brain.names import SelfAddress
+from edge.brain.names import SelfAddress, spoken_names
+from edge.brain.spoken_calls import SpokenCalls
 from edge.brain.spoken_stream import SpokenStream
 from edge.brain.state import BrainState
 from edge.brain.brain_config import BrainConfig
@@ -68,6 +69,7 @@ class TurnRunner:
                  self_address: SelfAddress, acts: Acts):
         self.companion, self.provider, self.config, self.memory = companion, provider, config, memory
         self.self_address, self.acts = self_address, acts
+        self.spoken_calls = SpokenCalls(spoken_names(companion), lambda: SPEECH_ACTIONS)
         self._calls = ThreadPoolExecutor(max_workers=1, thread_name_prefix=f"llm-{companion.name}")
         self._examples = tuple(prompt.example_turns(companion))   # as constant as the companion file
 
@@ -101,7 +103,8 @@ class TurnRunner:
                 context.temperature = max(cfg.temperature, RETRY_TEMPERATURE)   # or it says them again
             speech = speech_of(tools) if heard else None
             told = text[len(user_text):] if round_no else None   # a correction round's own words
-            stream = SpokenStream(acts, self.self_address, source_id, speech, heard, told) \
+            stream = SpokenStream(acts, self.self_address, source_id, speech, heard, told,
+                                  lambda clause: self.spoken_calls.clause(clause, tools)) \
                 if speech and heard and cfg.stream_speech else None
             context.on_words = stream.say if stream else None
             acts.set_state(BrainState.AWAITING_LLM)
@@ -114,6 +117,7 @@ class TurnRunner:
                 outcome.results.extend(_early(stream))
                 outcome.stopped = "provider_error"
                 return outcome
+            response = self.spoken_calls.repair(response, tools)   # "stop_music()" is done, not said
             response = self.self_address.in_reply(response)   # "Good morning, Pochi!" said by Pochi
             if told is not None:   # nothing of our own instructions is said aloud
                 response = map_spoken(response, lambda words: without_instructions(words, told))
