@@ -103,7 +103,7 @@ class FastPath:
             return None
         log.info("decision.sentence", companion=self.companion.name, source=perception.id, action=found.action,
                  template=found.template, latency_ms=round(latency * 1000, 3))
-        return self._carry_out(perception, ToolCall(found.action, found.params), ROUTE, latency,
+        return self.carry_out(perception, ToolCall(found.action, found.params), ROUTE, latency,
                                {"template": found.template, "pointer": found.pointer})
 
     def by_meaning(self, perception: Perception, tools: list[Tool], started: float,
@@ -117,16 +117,16 @@ class FastPath:
         whole = perception.body_text()   # an option chosen by meaning reads all that was said
         # the command's own sentence first; what it leaves open, the rest of what was said may
         # settle ("What's that on your right? Go check it out": the look goes right)
-        values = [_chosen(tool, usual(tool, {**self._hinted(tool.name, text), **settled(tool, whole), **settled(tool, text)}),
-                          whole, choose) for tool in tools]
+        values = [_chosen(tool, usual(tool, {**self._hinted(tool.name, text), **settled(tool, whole), **settled(tool, text)},
+                                      text), whole, choose) for tool in tools]
         if len(tools) == 1 and complete(tools[0], values[0]):
             latency = time.perf_counter() - started
             log.info("decision.meaning", companion=self.companion.name, source=perception.id,
                      action=tools[0].name, params=values[0], latency_ms=round(latency * 1000, 3))
-            return tools, self._carry_out(perception, ToolCall(tools[0].name, values[0]), MEANING, latency, {})
+            return tools, self.carry_out(perception, ToolCall(tools[0].name, values[0]), MEANING, latency, {})
         return [pin(tool, v) for tool, v in zip(tools, values)], None
 
-    def _carry_out(self, perception: Perception, call: ToolCall, route: str, latency: float,
+    def carry_out(self, perception: Perception, call: ToolCall, route: str, latency: float,
                    detail: dict[str, object]) -> list[ActionResult]:
         acts = self.acts
         response = ProviderResponse([ContentSegment(type="tool_call", tool_call=call)], {"route": route})

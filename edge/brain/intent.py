@@ -29,6 +29,7 @@ from dataclasses import dataclass, field
 from typing import NamedTuple
 
 from edge.brain.names import vocative
+from edge.brain.slot_numbers import numbers_for
 from edge.brain.slots import asks_to_go, asks_to_see, concepts_in, enum_words, points_somewhere, takes_distance
 from edge.brain.small_talk import TALK
 from edge.brain.turn import SEND_MESSAGE
@@ -126,7 +127,8 @@ class CommandSense:
                           for t in tools if t.name in self._names]
         self._talk = list(dict.fromkeys([*TALK, *talk]))
         said_as = template_words(companion.source)
-        self._words = _own_words(said_as, self._names)
+        described = _described_pieces({t.name: t.description for t in tools if t.name in self._names})
+        self._words = _own_words({n: said_as.get(n, set()) | described.get(n, set()) for n in self._names}, self._names)
         self._vocative = vocative(companion)
         # "stay" asks for stillness unless one of this companion's own commands is said with it
         self._stay_means_still = not any(_STAY.search(" ".join(words)) or {"stay", "wait", "freeze"} & words
@@ -134,6 +136,7 @@ class CommandSense:
         self._movers = {t.name for t in tools if t.name in self._names and takes_distance(t)}
         self._lookers = {t.name for t in tools if t.name in self._names and points_somewhere(t)} - self._movers
         self._values = {t.name: _value_words(t) for t in tools if t.name in self._names}
+        self._tools = {t.name: t for t in tools if t.name in self._names}
         self._imperatives = {w for words in said_as.values() for w in words if w.isascii()} | {"please"}
         self._banked: PassageBank | None = None
 
@@ -160,9 +163,12 @@ class CommandSense:
         scores = self._bank(ranker).scores(plain)
         ranked = sorted(zip(self._names, scores[:-1]), key=lambda pair: -pair[1])
         latin = set(tokenize(text))
-        worded = {name for name, (words, pieces) in self._words.items()
-                  if words & latin or any(says(piece, text) for piece in pieces)}
+        worded: set[str] = {name for name, (words, pieces) in self._words.items()
+                            if words & latin or any(says(piece, text) for piece in pieces)}
         valued = {name for name, names in self._values.items() if any(says(v, text) for v in names)}
+        numbered = {name for name, tool in self._tools.items() if numbers_for(tool, text, {}, bare_numbers=False)}   # "三十度", "7:30"
+        valued |= numbered
+        worded |= numbered   # a number in the unit an action measures names it too
         if asks_to_go(text):   # going somewhere: only the actions that take a distance, if any were named
             worded = (worded & self._movers) or set(self._movers)
         elif asks_to_see(text):   # turning the eyes: only the actions that point without going
@@ -211,6 +217,9 @@ class CommandSense:
         is answered in words (when the companion can speak): the 0.5B model answered "Good night!"
         and "thanks" with a look, "I'm exhausted" with a nod. ``many``: the companion has more
         actions than the model is shown at once (see below)."""
+        stopper = next((t for t in tools if t.name.lower() in _STOPPERS), None)
+        if stopper is not None and _JUST_STOP.fullmatch(self._vocative.sub(" ", text).strip(" !！.。、,")):
+            return Offer([stopper], False, text)   # "stop!" alone asks for the file's own stop
         reading = self.read(text)
         words = [t for t in tools if t.name in SPEECH_ACTIONS or t.name == SEND_MESSAGE]
         if reading.says_no:
@@ -262,6 +271,28 @@ def _value_words(tool: Tool) -> set[str]:
                 stem = word[:-1] if not word.isascii() and word[-1] in _VERB_END and len(word) >= 3 else word
                 out.add(stem if not word.isascii() else word)
     return {w for w in out if not w.isascii()} | {w for w in out if w.isascii() and len(w) >= 3}
+
+
+# "Stop!" said alone is the file's own stop action when it has one, not a "don't" of another.
+_STOPPERS = {"stop", "halt", "stop_all", "stop_everything", "freeze", "emergency_stop"}
+_JUST_STOP = re.compile(r"(?:(?:please|now|right now|ok|okay)\s+)*(?:stop|halt|freeze|stop it|stop now|stop everything|"
+                        r"止まって|とまって|止まれ|ストップ|やめて|止めて|停|停下|停下来|别动)(?:\s*(?:please|now|right now))*",
+                        re.IGNORECASE)
+_CJK_RUN = re.compile(r"[\u3040-\u30ff\u4e00-\u9fff]{2,}")
+
+
+def _described_pieces(descriptions: dict[str, str]) -> dict[str, set[str]]:
+    """Per action, the two-character pieces of its Japanese or Chinese description ("点头",
+    "烧水", "音量"): a file without sentence templates still names its actions in its own words.
+    Only pieces no other action's description has count (``_own_words``)."""
+    return {name: {run[i:i + 2] for run in _CJK_RUN.findall(text) for i in range(len(run) - 1)
+                   if not set(run[i:i + 2]) & _FUNCTION_CHARS}
+            for name, text in descriptions.items()}
+
+
+# Characters of grammar, not of meaning: a piece with one of them names no action ("个时" of 某个时刻).
+_FUNCTION_CHARS = set("的个一了在是把和或就会到用中对这那些么吗呢吧着过被让给从向往也都还很更最"
+                      "をにはがのてでともしたりかなよねするますですいうえおあこそ")
 
 
 def _own_words(words: dict[str, set[str]], names: list[str]) -> dict[str, tuple[set[str], set[str]]]:

@@ -25,7 +25,10 @@ import json
 import re
 from typing import Any
 
+from edge.brain.slot_numbers import extremes, numbers_for
+from edge.brain.slots import pin
 from edge.protocol.companion import Companion, EventSpec
+from edge.protocol.language import companion_language
 from edge.protocol.payloads import Perception, is_perception_format
 from edge.providers.base import Message, Tool
 
@@ -46,6 +49,8 @@ def system_text(companion: Companion) -> str:
                  "when they ask for it.")
     if speaks_japanese(companion):
         lines.append("- Always speak Japanese (いつも日本語で話す).")
+    elif companion_language(companion) == "zh":
+        lines.append("- Always speak Chinese (请一直用中文说话).")
     if companion.events:
         lines.extend(f"- {_rule(e)}" for e in companion.events)
     lines.append("- When a perception shows nothing new, choose none.")
@@ -183,7 +188,9 @@ LOOK_ACTION = "look"
 
 
 def ground_tools(tools: list[Tool], perception: Perception) -> list[Tool]:
-    """For a view that reports objects, ``look`` may only point at one of them.
+    """For words, each number said is pinned in the parameter it measures (slot_numbers.py): a
+    model that chooses the action keeps the person's number. For a view that reports objects,
+    ``look`` may only point at one of them.
 
     A camera body gives each object's ``x``/``y`` in the frame ``look`` takes (docs/protocol.md),
     so looking at a thing means copying two numbers; small models copy the digits but sometimes
@@ -193,6 +200,8 @@ def ground_tools(tools: list[Tool], perception: Perception) -> list[Tool]:
     model reads do not change (``decision_prompt`` shows the range), so the prompt cache holds.
     """
     body = perception.body
+    if perception.format == "text" and isinstance(body, str):   # "ninety degrees": the number said, pinned
+        return [pin(t, _said_numbers(t, body)) for t in tools]
     objects = body.get("objects") if isinstance(body, dict) else None
     if not isinstance(objects, list):
         return tools
@@ -200,6 +209,11 @@ def ground_tools(tools: list[Tool], perception: Perception) -> list[Tool]:
     if not points:
         return tools
     return [_grounded(t, points) if t.name == LOOK_ACTION else t for t in tools]
+
+
+def _said_numbers(tool: Tool, text: str) -> dict[str, Any]:
+    numbers = numbers_for(tool, text, {})
+    return {**numbers, **extremes(tool, text, numbers)}
 
 
 def _number(value: Any) -> bool:

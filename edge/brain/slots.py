@@ -18,6 +18,7 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
+from edge.brain.slot_numbers import extremes, numbers_for, unplaced_numbers
 from edge.protocol.number_words import english, japanese
 from edge.providers.base import Tool
 
@@ -266,19 +267,24 @@ def settled(tool: Tool, text: str) -> dict[str, Any]:
             low, high = _bounds(props[name])
             if name not in out and (low is None or low <= 0) and (high is None or high >= 0):
                 out[name] = 0 if props[name].get("type") == "integer" else 0.0
+    out.update(numbers_for(tool, text, out))   # "ninety degrees", "half a metre", "二分半" (slot_numbers.py)
+    out.update(extremes(tool, text, out))      # "turn the light off", "all the way up"
     for name, spec in props.items():
         if name not in out and isinstance(spec, dict) and "default" in spec:
             out[name] = spec["default"]
     return out
 
 
-def usual(tool: Tool, values: dict[str, Any]) -> dict[str, Any]:
+def usual(tool: Tool, values: dict[str, Any], text: str = "") -> dict[str, Any]:
     """``values`` with the open parameters a command needs no words for filled in as people
     mean them when they do not say: a count is one ("give me a nod"), an amount or a pace is the
     middle of its range ("wag your tail"). Directions, choices and text stay open: "move!" does
-    not say where, and guessing would be the model's job."""
+    not say where, and guessing would be the model's job. A sentence that says a number
+    (``text``) said how much: what it did not settle is left open, not put in the middle."""
     props = tool.parameters.get("properties") if isinstance(tool.parameters, dict) else None
     out = dict(values)
+    if text and unplaced_numbers(text):
+        return out
     for name, spec in (props or {}).items():
         if name in out or not isinstance(spec, dict) or spec.get("type") not in ("number", "integer") \
                 or "enum" in spec or any(a.concept not in _PACE for a in anchors(str(spec.get("description", "")))):

@@ -9,7 +9,13 @@ reading code to a person. Here each spoken line is read once more before anythin
   the JSON of a call (``{"action"|"name"|"tool": ..., "params"|"arguments"|"args": {...}}``),
   becomes that action, its arguments matched to the action's parameters in order; the words
   around it, if any, are still said;
-* a leading ``<name> says:`` / ``<name>:`` (the companion's own name) is taken off.
+* a leading ``<name> says:`` / ``<name>:`` (the companion's own name) is taken off;
+* a line that only says to do nothing ("none.", "None: do nothing (...)", "なし") is no speech
+  (``is_silence``): a model held to words by the grammar says so when it chooses silence, and
+  the turn decides whether silence may stand (turn.py).
+
+Any action of the companion counts, not only those offered this turn: a model that writes
+``stop_music()`` when the offer was narrowed to words has still understood the request.
 
 The call's arguments are then checked against the action's schema like any other decision
 (turn.py), so a wrong one is corrected, never carried out. Nothing here knows any companion's
@@ -37,17 +43,33 @@ def speaker_prefix(names: list[str]) -> re.Pattern[str]:
                       re.IGNORECASE)
 
 
-class SpokenCalls:
-    """Turns speech that is a call into the call (``repair``), for one companion's names."""
+_SILENCE = re.compile(r"^\W*(?:none|nothing|no action|do nothing|silence|stay silent|silent|なし|何もしない|无|沉默|"
+                      r"什么都不做)(?:\W+(?:none|nothing|do nothing|no action)?)*\W*(?:[:(（].*)?$", re.IGNORECASE)
 
-    def __init__(self, companion_names: list[str], speech_names: Callable[[], tuple[str, ...]]):
+
+def is_silence(text: str) -> bool:
+    """A line whose only content is "do nothing" (see the module docstring)."""
+    return _SILENCE.match(text.strip()) is not None
+
+
+class SpokenCalls:
+    """Turns speech that is a call into the call (``repair``), for one companion's names and
+    actions (``all_tools``: every action of its file)."""
+
+    def __init__(self, companion_names: list[str], speech_names: Callable[[], tuple[str, ...]],
+                 all_tools: list[Tool] | None = None):
         self._prefix = speaker_prefix(companion_names) if any(n.strip() for n in companion_names) else None
         self._speech_names = speech_names
+        self._all = list(all_tools or [])
+
+    def _actions(self, tools: list[Tool]) -> dict[str, Tool]:
+        speech = set(self._speech_names())
+        return {t.name: t for t in [*self._all, *tools] if t.name not in speech}
 
     def repair(self, response: ProviderResponse, tools: list[Tool]) -> ProviderResponse:
         """``response`` with every speech call read as above; the same object when nothing changed."""
         speech = set(self._speech_names())
-        actions = {t.name: t for t in tools if t.name not in speech}
+        actions = self._actions(tools)
         segments: list[ContentSegment] = []
         changed = False
         for segment in response.segments:
@@ -73,9 +95,11 @@ class SpokenCalls:
     def clause(self, text: str, tools: list[Tool]) -> str | None:
         """A clause streamed before the reply is complete, as it may be said now: its speaker
         prefix off; None when it holds a call (the whole reply is repaired once it is in)."""
-        speech = set(self._speech_names())
-        words, calls = self._read(text, {t.name: t for t in tools if t.name not in speech})
-        return None if calls else words
+        actions = self._actions(tools)
+        if actions and re.search(rf"(?<![\w.])(?:{'|'.join(re.escape(n) for n in actions)})\s*\(", text):
+            return None   # a call, perhaps cut across clauses: "set_light(living_room,"
+        words, calls = self._read(text, actions)
+        return None if calls or _SILENCE.match(words) else words
 
     def _read(self, text: str, actions: dict[str, Tool]) -> tuple[str, list[ToolCall]]:
         """The words left to say, and the calls found in ``text``; ``text`` itself, untouched,

@@ -2,6 +2,10 @@
 
     templates   a sentence the companion file's templates name is carried out (fast_path.py)
     unchanged   nothing new in view: no action, no model (novelty.py)
+    addressed   words said to someone else in the room, or no words at all: silence (addressee.py)
+    rules       a reading judged by the file's event conditions: a rule that applies narrows the
+                offer to its actions (and may settle them), none applying means no action
+                (event_rules.py)
     tool_offer  the actions this perception offers (prompt.py)
     retrieval   a large action set: only the most relevant (retrieval.py)
     context     the message tool when other companions are around, the offer grounded in the
@@ -25,18 +29,22 @@ from typing import Callable
 
 from edge.brain import prompt
 from edge.brain.acting import Acts
+from edge.brain.addressee import not_for_us
+from edge.brain.event_rules import EventRules, Rule, rule_values
 from edge.brain.brain_config import BrainConfig
 from edge.brain.fast_path import FastPath
 from edge.brain.intent import CommandSense
+from edge.brain.names import spoken_names
 from edge.brain.novelty import ViewMemory
 from edge.brain.retrieval import choose_tools, perception_query
 from edge.brain.sentence_examples import sentence_examples
 from edge.brain.turn import TurnOutcome, TurnRunner, messaging_tool
-from edge.protocol.companion import Companion
+from edge.brain.slots import complete, pin
+from edge.protocol.companion import Companion, validate_params
 from edge.protocol.payloads import ActionResult, Perception
-from edge.providers.base import Tool
+from edge.providers.base import Tool, ToolCall
 
-STAGES = ("templates", "unchanged", "tool_offer", "retrieval", "context", "meaning", "model")
+STAGES = ("templates", "unchanged", "addressed", "rules", "tool_offer", "retrieval", "context", "meaning", "model")
 
 
 @dataclass
@@ -49,6 +57,7 @@ class Draft:
     system: str = ""
     spoken_to: bool = False             # a person's words: lean towards words
     results: list[ActionResult] | None = None   # set by the stage that settles the turn
+    rule: Rule | None = None            # an event rule that applies to this reading
     outcome: TurnOutcome | None = None
 
 
@@ -61,8 +70,11 @@ class TurnStages:
         self.fast, self.commands = fast, commands
         self.peer_ids, self.system_text = peer_ids, system_text
         self.views = ViewMemory()
+        self.names = spoken_names(companion)
+        self.event_rules = EventRules(companion)
         self.sequence: tuple[tuple[str, Callable[[Draft], None]], ...] = (
-            ("templates", self.templates), ("unchanged", self.unchanged), ("tool_offer", self.tool_offer),
+            ("templates", self.templates), ("unchanged", self.unchanged), ("addressed", self.addressed),
+            ("rules", self.rules), ("tool_offer", self.tool_offer),
             ("retrieval", self.retrieval), ("context", self.context), ("meaning", self.meaning),
             ("model", self.model))
 
@@ -84,6 +96,13 @@ class TurnStages:
             self.acts.observe("stages", {"perception_id": perception.id, "ms": ms})
         return draft.results or []
 
+    def _nothing(self, draft: Draft, route: str, why: str) -> None:
+        """The turn ends here with no action; the observer hears the route and why."""
+        self.acts.observe("decision", {"perception_id": draft.perception.id, "route": route, "latency_s": 0.0,
+                                       "reason": why, "problems": [],
+                                       "response": {"segments": [], "metadata": {"decision": "none"}}})
+        draft.results = []
+
     # -- the stages, in order ---------------------------------------------------------------
 
     def templates(self, draft: Draft) -> None:
@@ -95,12 +114,50 @@ class TurnStages:
         p = draft.perception
         same = self.views.unchanged(p)
         if same is not None:
-            self.acts.observe("decision", {"perception_id": p.id, "route": "unchanged", "latency_s": 0.0,
-                                           "reason": same, "problems": [],
-                                           "response": {"segments": [], "metadata": {"decision": "none"}}})
-            draft.results = []
+            self._nothing(draft, "unchanged", same)
+
+    def addressed(self, draft: Draft) -> None:
+        """Words not for this companion ("Sam, did you ...?", "hmm"): no action, no model."""
+        p = draft.perception
+        if p.format != "text":
+            return
+        why = not_for_us(p.body_text(), self.names)
+        if why is not None:
+            self._nothing(draft, "not_addressed", why)
+
+    def rules(self, draft: Draft) -> None:
+        """A sensor reading against the file's event conditions (event_rules.py)."""
+        p = draft.perception
+        if p.format == "text" or not isinstance(p.body, dict):
+            return
+        verdict = self.event_rules.judge(p.title, p.body)
+        if verdict is None:
+            return
+        held = verdict.held
+        if held is None and verdict.all_failed or held is not None and held.nothing:
+            why = f"the rule applies and says do nothing: {held.event.condition}" if held is not None \
+                else "no event condition of this perception holds for this reading"
+            self._nothing(draft, "rules", why)
+            return
+        if held is None:
+            return
+        started = time.perf_counter()
+        first = self.companion.action(held.event.actions[0])
+        if first is not None:
+            tool = Tool(first.title, first.description, first.schema)
+            values = rule_values(tool, held, p.body)
+            if complete(tool, values) and not validate_params(first, values):
+                draft.results = self.fast.carry_out(p, ToolCall(tool.name, values), "rules",
+                                                    time.perf_counter() - started, {"condition": held.event.condition})
+                return
+        draft.rule = held
 
     def tool_offer(self, draft: Draft) -> None:
+        if draft.rule is not None:   # only the actions of the rule that applies, what it settles pinned
+            specs = [self.companion.action(name) for name in draft.rule.event.actions]
+            tools = [Tool(s.title, s.description, s.schema) for s in specs if s is not None]
+            draft.tools = [pin(t, rule_values(t, draft.rule, draft.perception.body)) for t in tools]
+            return
         draft.tools = prompt.offered_tools(self.companion, draft.perception.title, self.config.events_only_tools)
         draft.many = len(draft.tools) > self.config.max_tools
 
@@ -138,6 +195,9 @@ class TurnStages:
     def model(self, draft: Draft) -> None:
         p = draft.perception
         heard = p.body_text() if p.format == "text" else None
-        draft.outcome = self.turns.run(prompt.user_text(p), draft.tools, p.id, draft.system, draft.spoken_to, heard,
-                                       draft.described)
+        text = prompt.user_text(p)
+        if draft.rule is not None:   # say which rule applies: the model acts on it, it does not judge it again
+            text += f"\nThis rule applies now: {draft.rule.event.condition}"
+        draft.outcome = self.turns.run(text, draft.tools, p.id, draft.system, draft.spoken_to, heard,
+                                       draft.described, must_act=draft.rule is not None)
         draft.results = draft.outcome.results

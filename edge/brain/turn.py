@@ -23,11 +23,12 @@ from edge.brain import prompt
 from edge.brain.acting import Acts
 from edge.brain.echo import echo_problem, echoes, without_instructions
 from edge.brain.memory import ConversationMemory
-from edge.brain.names import SelfAddress, spoken_names
-from edge.brain.spoken_calls import SpokenCalls
+from edge.brain.names import SelfAddress, spoken_names, vocative
+from edge.brain.spoken_calls import SpokenCalls, is_silence
 from edge.brain.spoken_stream import SpokenStream
 from edge.brain.state import BrainState
 from edge.brain.brain_config import BrainConfig
+from edge.brain.character import out_of_character
 from edge.log import get_logger
 from edge.protocol.action_codes import ActionCode
 from edge.protocol.companion import Companion, validate_params
@@ -69,7 +70,9 @@ class TurnRunner:
                  self_address: SelfAddress, acts: Acts):
         self.companion, self.provider, self.config, self.memory = companion, provider, config, memory
         self.self_address, self.acts = self_address, acts
-        self.spoken_calls = SpokenCalls(spoken_names(companion), lambda: SPEECH_ACTIONS)
+        self._called_by_name = vocative(companion)
+        self.spoken_calls = SpokenCalls(spoken_names(companion), lambda: SPEECH_ACTIONS,
+                                        [Tool(a.title, a.description, a.schema) for a in companion.actions])
         self._calls = ThreadPoolExecutor(max_workers=1, thread_name_prefix=f"llm-{companion.name}")
         self._examples = tuple(prompt.example_turns(companion))   # as constant as the companion file
 
@@ -88,9 +91,11 @@ class TurnRunner:
                                answer=answer, described=described)
 
     def run(self, user_text: str, tools: list[Tool], source_id: str, system: str,
-            spoken_to: bool = False, heard: str | None = None, described: list[Tool] | None = None) -> TurnOutcome:
+            spoken_to: bool = False, heard: str | None = None, described: list[Tool] | None = None,
+            must_act: bool = False) -> TurnOutcome:
         """``heard``: what a person said, when the turn answers them (a reply that only repeats
-        it is turned back, echo.py)."""
+        it is turned back, echo.py). ``must_act``: a rule of the companion file applies (its
+        actions are the offer), so "none" is no answer."""
         cfg, acts, name = self.config, self.acts, self.companion.name
         outcome = TurnOutcome()
         seen_failures: set[str] = set()
@@ -98,7 +103,7 @@ class TurnRunner:
         for round_no in range(cfg.max_corrections + 1):
             outcome.rounds = round_no + 1
             acts.set_state(BrainState.ASSEMBLING_CONTEXT)
-            context = self.context(tools, system, spoken_to, answer=heard is not None, described=described)
+            context = self.context(tools, system, spoken_to, answer=heard is not None or must_act, described=described)
             if round_no and heard and cfg.temperature is not None:   # its words were turned back: sample wider,
                 context.temperature = max(cfg.temperature, RETRY_TEMPERATURE)   # or it says them again
             speech = speech_of(tools) if heard else None
@@ -118,6 +123,9 @@ class TurnRunner:
                 outcome.stopped = "provider_error"
                 return outcome
             response = self.spoken_calls.repair(response, tools)   # "stop_music()" is done, not said
+            if heard and self._silence_stands(response, heard):   # "none.": the words were not for it
+                outcome.stopped = "no_action"
+                return outcome
             response = self.self_address.in_reply(response)   # "Good morning, Pochi!" said by Pochi
             if told is not None:   # nothing of our own instructions is said aloud
                 response = map_spoken(response, lambda words: without_instructions(words, told))
@@ -161,6 +169,16 @@ class TurnRunner:
                     reason=f"still failing after {cfg.max_corrections} corrections")
         outcome.stopped = "rounds_exhausted"
         return outcome
+
+    def _silence_stands(self, response: ProviderResponse, heard: str) -> bool:
+        """The reply is only "none" and the person did not call the companion by name: the
+        model chose silence for words that may be for someone else (a TV, the family)."""
+        speech = [c for c in response.tool_calls if c.name in SPEECH_ACTIONS]
+        if not speech or len(speech) != len(response.tool_calls):
+            return False
+        if not all(is_silence(str(next(iter(c.args.values()), ""))) for c in speech):
+            return False
+        return self._called_by_name.search(heard) is None
 
     def _stop(self, outcome: TurnOutcome, why: str, source_id: str, problems: list[str]) -> TurnOutcome:
         log.warning("turn.stopped", companion=self.companion.name, source=source_id, reason=why,
@@ -207,6 +225,9 @@ class TurnRunner:
                 continue
             if heard and isinstance(message, str) and _NONE_WORDS.match(message):
                 problems.append(f"{call.name} /message: says 'none' aloud; answer the person in your own words")
+                continue
+            if isinstance(message, str) and (stepped := out_of_character(message, self.companion)):
+                problems.append(f"{call.name} /message: {stepped}")
                 continue
             if call.name == SEND_MESSAGE and SEND_MESSAGE in offered:
                 errors = Draft202012Validator(offered[SEND_MESSAGE].parameters).iter_errors(call.args)

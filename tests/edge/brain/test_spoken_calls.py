@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from edge.brain.names import spoken_names
-from edge.brain.spoken_calls import SpokenCalls
+from edge.brain.spoken_calls import SpokenCalls, is_silence
 from edge.protocol.action_names import SPEECH_ACTIONS
 from edge.protocol.companion import Companion, load_companion, validate_params
 from edge.providers.base import ContentSegment, ProviderResponse, Tool, ToolCall
@@ -99,3 +99,17 @@ def test_a_streamed_clause_holding_a_call_is_not_said_early() -> None:
     assert read.clause("stop_music()", tools) is None
     assert read.clause("Pip: All right.", tools) == "All right."
     assert read.clause("All right.", tools) == "All right."
+
+
+def test_an_action_not_offered_this_turn_is_still_read_and_none_is_silence() -> None:
+    every = [Tool("stop_music", "", {"type": "object"}), Tool("speak", "", {"type": "object"})]
+    read = SpokenCalls(["Nell"], lambda: SPEECH_ACTIONS, every)
+    offered = [Tool("speak", "", {"type": "object"})]
+    assert calls(read.repair(said("stop_music()"), offered)) == [("stop_music", {})]
+    for quiet in ("none.", "None: do nothing.", "none. None.", "なし", "None: do nothing (when no calls for an action)"):
+        assert is_silence(quiet), quiet
+    assert not is_silence("Nothing beats a cup of tea in the morning.") and not is_silence("None of them, sorry!")
+    assert read.clause("set_light(living_room,", [Tool("set_light", "", {"type": "object"})]) is None
+    assert read.clause("none.", offered) is None
+    kept = said("Nothing beats a cup of tea in the morning.")
+    assert read.repair(kept, offered) is kept

@@ -1,0 +1,59 @@
+"""A reply that steps out of the companion's character: checked before it is said.
+
+Three ways a small model steps out, each refused with a reason it reads in its correction round:
+an age it invented (below), a language the companion does not speak, and the refusals of a
+general-purpose assistant ("As an AI, I cannot...", "抱歉，我无法协助完成这个请求。") from a
+robot whose file gives it things to do.
+
+A small model asked "how old are you?" answers as the people in its training text do ("I'm 24
+years old", "我今年18岁", "25歳です"), whatever the companion file says it is: a robot built
+last spring, a toy, a desk lamp. An age in years that the companion's own text (personality,
+story, sample) does not give is refused with a reason the model reads in its correction round,
+so the answer comes from the file instead.
+"""
+
+from __future__ import annotations
+
+import re
+
+from edge.brain.quantities import quantities
+from edge.protocol.companion import Companion
+from edge.protocol.language import NAMES, companion_language, text_language
+
+_ASSISTANT = re.compile(r"\bas an ai\b|\bai (?:language )?(?:model|assistant)\b|\bi(?:'m| am) (?:sorry|afraid),? but i "
+                        r"(?:can(?:no|')t|am unable)|\bi can(?:no|')t (?:assist|help) with (?:that|this)|"
+                        r"无法(?:协助|回答|完成|提供)|我(?:只是|是)一个(?:ai|人工智能)|作为(?:一个)?(?:ai|人工智能)|"
+                        r"aiアシスタント|ＡＩアシスタント|お手伝いできません|お答えできません", re.IGNORECASE)
+
+
+def out_of_character(message: str, companion: Companion) -> str | None:
+    """Why a spoken line is not the companion speaking, or None."""
+    if _ASSISTANT.search(message):
+        return (f"talks like a general AI assistant; you are {companion.name}: answer as {companion.name}, or do "
+                "what was asked with one of your actions")
+    spoken, own = text_language(message), companion_language(companion)
+    if spoken is not None and spoken != own:
+        return f"is in {NAMES[spoken]}, but {companion.name} speaks {NAMES[own]}: say it in {NAMES[own]}"
+    return invented_age(message, companion)
+
+_AGE = re.compile(
+    r"\b(?:i am|i'm|im|my age is|i turned|i just turned)\s+(?:about |around |almost |nearly |just )?"
+    r"([\w\- ]{1,20}?)\s*(?:years?|yrs?)(?:\s+old)?\b"
+    r"|([0-9〇零一二两三四五六七八九十百]+)\s*(?:歳|才|岁|周岁|歲)",
+    re.IGNORECASE)
+
+
+def invented_age(message: str, companion: Companion) -> str | None:
+    """Why ``message`` claims an age the companion file does not give, or None."""
+    m = _AGE.search(message)
+    if m is None:
+        return None
+    claimed = quantities(m.group(0))
+    if not claimed:
+        return None
+    years = claimed[0].value
+    own = " ".join((companion.personality, companion.story, companion.sample))
+    if any(q.value == years for q in quantities(own)):
+        return None   # the file itself says so
+    return (f"claims an age of {years:g} years, which {companion.name}'s story does not give; answer as "
+            f"{companion.name} is, from its story (when it was made or switched on, or that it has no age as people do)")

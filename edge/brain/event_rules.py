@@ -1,0 +1,254 @@
+"""A companion file's event conditions read as tests of a sensor reading, where they can be.
+
+Event conditions are written in plain words ("When the battery is below 20 percent and Pebble is
+not charging, go back to the charger", "水温达到或超过目标水温时…", "距離が 30cm より近くなったら…").
+A small model shown a reading and such a rule picks an action almost at random (a low battery
+turned the head; a bump at the front turned instead of backing off; readings that trigger no rule
+still got an action). Most conditions name a field of the perception, a comparison and a number,
+a yes/no field ("not charging") or one of a field's values ("the front bumper"); those are read
+here once per file into tests, and each reading is judged by them:
+
+* ``held``: the event applies; the turn offers only its actions, and what its own words settle
+  ("drive backward about 10 cm") needs no model at all;
+* every event of the perception ``failed``: nothing calls for an action, and none is taken;
+* otherwise (a condition with nothing this reader understands) the model decides, as before.
+
+The trigger is the part of the condition before its consequence ("..., back off a little"; "…た
+ら、…"; "…时，…"); a consequence that is only "do nothing" makes a rule whose action is none.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Any
+
+from edge.brain.quantities import convert, param_unit, quantities, ranges
+from edge.brain.slots import settled
+from edge.protocol.companion import Companion, EventSpec
+from edge.providers.base import Tool
+
+_LESS, _MOST, _MORE, _LEAST = "<", "<=", ">", ">="
+_BEFORE_NUMBER = (
+    (re.compile(r"(?:below|under|less than|lower than|closer than|nearer than|fewer than|beneath|低于|小于|少于|不到|不足|"
+                r"近于|短于)\s*$", re.I), _LESS),
+    (re.compile(r"(?:at most|no more than|up to|not more than)\s*$", re.I), _MOST),
+    (re.compile(r"(?:above|over|more than|greater than|higher than|further than|farther than|exceeds?|beyond|"
+                r"高于|大于|超过|多于|远于)\s*$", re.I), _MORE),
+    (re.compile(r"(?:at least|no less than|not less than|达到|达到或超过|至少)\s*$", re.I), _LEAST),
+)
+_AFTER_NUMBER = (
+    (re.compile(r"^\s*(?:未満|より(?:小さ|低|少な|近|短)|以内)", re.I), _LESS),
+    (re.compile(r"^\s*(?:or less|or below|or under|or fewer|以下|或以下|或更少)", re.I), _MOST),
+    (re.compile(r"^\s*(?:を?超え|より(?:大き|高|多|遠|長))", re.I), _MORE),
+    (re.compile(r"^\s*(?:or more|or above|or higher|or over|以上|或以上|或更多)", re.I), _LEAST),
+)
+_TRIGGER_END = re.compile(r"(?:たら|なら|ときは|時は|とき|場合は?|的时候|时[，,]|時[，,]|后[，,])|[,，:：;；。.](?=\s|$|[^\d])")
+_NEGATION = re.compile(r"\b(?:not|no longer|isn't|is not|aren't|without)\s+(?:\w+\s+){0,2}$|不|没|未|でない|ない", re.I)
+_NOTHING = re.compile(r"\b(?:do nothing|needs nothing|nothing is needed|nothing to do)\b|何もしない|何もしません|什么都不做|不用做什么|"
+                      r"什么也不做", re.I)
+_FUNCTION_WORDS = {"when", "whenever", "the", "and", "sees", "see", "seen", "comes", "coming", "come", "through", "into",
+                   "with", "from", "that", "this", "there", "they", "them", "then", "have", "has", "been", "camera",
+                   "view", "report", "reports", "shows", "appears", "any", "some", "someone", "something", "its"}
+_WORD = re.compile(r"[a-z]{3,}|[\u3040-\u30ff\u4e00-\u9fff]{2,}", re.I)
+
+
+@dataclass(frozen=True)
+class Test:
+    field: str
+    op: str
+    value: Any
+
+    def judge(self, body: dict[str, Any]) -> bool | None:
+        got = body.get(self.field)
+        if self.op == "contains":
+            if not isinstance(got, list):
+                return None
+            words = " ".join(str(item).lower() for item in got)
+            return any(re.search(rf"(?<![a-z]){re.escape(w)}(?![a-z])", words) for w in self.value)
+        if self.op == "==":
+            return None if got is None else got == self.value
+        if self.op == "between":
+            if isinstance(got, bool) or not isinstance(got, (int, float)):
+                return None
+            return self.value[0] <= got <= self.value[1]
+        if self.op == "outside":
+            if isinstance(got, bool) or not isinstance(got, (int, float)):
+                return None
+            return got < self.value[0] or got > self.value[1]
+        if isinstance(got, bool) or not isinstance(got, (int, float)):
+            return None
+        return {_LESS: got < self.value, _MOST: got <= self.value, _MORE: got > self.value,
+                _LEAST: got >= self.value}[self.op]
+
+
+@dataclass(frozen=True)
+class Rule:
+    """One event read: its tests (empty: not understood), and whether it only says do nothing."""
+    event: EventSpec
+    tests: tuple[Test, ...]
+    nothing: bool
+    consequence: str
+
+    def judge(self, body: dict[str, Any]) -> bool | None:
+        if not self.tests:
+            return None
+        verdicts = [t.judge(body) for t in self.tests]
+        if any(v is False for v in verdicts):
+            return False
+        return True if all(v is True for v in verdicts) else None
+
+
+@dataclass(frozen=True)
+class Verdict:
+    held: Rule | None      # the first rule that applies (its action may be "nothing")
+    all_failed: bool       # every rule of the perception was understood and none applies
+
+
+def split(condition: str) -> tuple[str, str]:
+    """(trigger, consequence) of a condition."""
+    m = _TRIGGER_END.search(condition)
+    if m is None:
+        return condition, ""
+    return condition[:m.start()], condition[m.end():]
+
+
+def _fields(schema: dict[str, Any]) -> dict[str, dict[str, Any]]:
+    props = schema.get("properties") if isinstance(schema, dict) else None
+    return {k: v for k, v in (props or {}).items() if isinstance(v, dict)}
+
+
+def _words_of(name: str, spec: dict[str, Any]) -> set[str]:
+    text = re.sub(r"([a-z])([A-Z])", r"\1 \2", name).replace("_", " ").lower()
+    found = {w for w in _WORD.findall(text)}
+    found.update(w.lower() for w in _WORD.findall(str(spec.get("description", "")))[:6])
+    return found
+
+
+def _numeric_field(trigger: str, at: int, unit: str | None, fields: dict[str, dict[str, Any]]) -> str | None:
+    """The numeric field a number in the trigger is about: one whose words come before it,
+    nearest first, with a unit that fits; else the only field whose unit fits."""
+    numeric = {n: s for n, s in fields.items() if s.get("type") in ("number", "integer")}
+    before = trigger[:at].lower()
+    scored = []
+    for name, spec in numeric.items():
+        field_unit = param_unit(name, str(spec.get("description", "")))
+        if unit is not None and field_unit is not None and convert(1.0, unit, field_unit) is None:
+            continue
+        positions = [before.rfind(w) for w in _words_of(name, spec) if w in before]
+        if positions:
+            scored.append((max(positions), name))
+    if scored:
+        return max(scored)[1]
+    fitting = [n for n, s in numeric.items() if unit and param_unit(n, str(s.get("description", ""))) is not None
+               and convert(1.0, unit, param_unit(n, str(s.get("description", ""))) or "") is not None]
+    if len(fitting) == 1:
+        return fitting[0]
+    return next(iter(numeric)) if len(numeric) == 1 else None
+
+
+def read_rule(event: EventSpec, schema: dict[str, Any]) -> Rule:
+    """The tests a condition's trigger names for readings of ``schema``."""
+    trigger, consequence = split(event.condition)
+    fields = _fields(schema)
+    tests: list[Test] = []
+    lowered = trigger.lower()
+    spans = []
+    for low, high, start, end in ranges(trigger):   # "during the day (hour 8 to 17)"
+        field = _numeric_field(trigger, start, None, fields)
+        if field is not None:
+            tests.append(Test(field, "between", (low, high)))
+            spans.append((start, end))
+    for q in quantities(trigger):
+        if any(a <= q.start < b for a, b in spans):
+            continue
+        op = next((o for rx, o in _BEFORE_NUMBER if rx.search(trigger[:q.start])), None) or \
+            next((o for rx, o in _AFTER_NUMBER if rx.match(trigger[q.end:])), None)
+        if op is None:
+            continue
+        field = _numeric_field(trigger, q.start, q.unit, fields)
+        if field is not None:
+            unit = param_unit(field, str(fields[field].get("description", "")))
+            value = convert(q.value, q.unit, unit) if q.unit and unit else q.value
+            tests.append(Test(field, op, value if value is not None else q.value))
+    tests = _either_side(tests)
+    for name, spec in fields.items():
+        kind = spec.get("type")
+        words = _words_of(name, spec)
+        if kind == "boolean":
+            named_words = _words_of(name, {})
+            hits = [m for w in named_words for m in re.finditer(re.escape(w), lowered)]
+            if hits:
+                first = min(h.start() for h in hits)
+                negated = _NEGATION.search(lowered[max(0, first - 24):first]) is not None or \
+                    re.match(r"\S{0,3}(?:ない|ず)", lowered[first + len(hits[0].group(0)):]) is not None
+                tests.append(Test(name, "==", not negated))
+        elif isinstance(spec.get("enum"), list):
+            named = [v for v in spec["enum"] if isinstance(v, str) and re.search(
+                rf"(?<![a-z]){re.escape(v.lower().replace('_', ' '))}(?![a-z])", lowered.replace("_", " "))]
+            if len(named) == 1:
+                tests.append(Test(name, "==", named[0]))
+        elif kind == "array":
+            nouns = [w for w in _WORD.findall(lowered) if w not in words and w not in _FUNCTION_WORDS]
+            if nouns and any(w in lowered for w in words) or nouns and len(fields) <= 4:
+                tests.append(Test(name, "contains", tuple(nouns)))
+    opening = re.split(r"(?<=[.。!！])\s*", consequence.strip(), maxsplit=1)[0]
+    return Rule(event, tuple(tests), _NOTHING.search(opening) is not None, consequence.strip())
+
+
+def _either_side(tests: list[Test]) -> list[Test]:
+    """"below 10 °C or above 32 °C": one field below a value and above a larger one is one test
+    (outside the range), not two that can never both hold."""
+    out: list[Test] = []
+    for t in tests:
+        other = next((o for o in out if o.field == t.field and {o.op, t.op} <= {_LESS, _MORE, _MOST, _LEAST}
+                      and (o.op in (_LESS, _MOST)) != (t.op in (_LESS, _MOST))), None)
+        if other is None:
+            out.append(t)
+            continue
+        low, high = (other.value, t.value) if other.op in (_LESS, _MOST) else (t.value, other.value)
+        if low < high:
+            out[out.index(other)] = Test(t.field, "outside", (low, high))
+        else:
+            out.append(t)
+    return out
+
+
+class EventRules:
+    """A companion's events, read once; ``judge`` a reading of one of its perceptions."""
+
+    def __init__(self, companion: Companion):
+        self.companion = companion
+        self._rules: dict[str, list[Rule]] = {}
+        for spec in companion.perceptions:
+            events = companion.events_for(spec.title)
+            self._rules[spec.title] = [read_rule(e, spec.schema) for e in events]
+
+    def rules(self, title: str) -> list[Rule]:
+        return self._rules.get(title, [])
+
+    def judge(self, title: str, body: Any) -> Verdict | None:
+        """None when nothing here can be said (no rules, a body that is not an object)."""
+        rules = self._rules.get(title) or []
+        if not rules or not isinstance(body, dict):
+            return None
+        verdicts = [(rule, rule.judge(body)) for rule in rules]
+        if len(rules) == 1 and not rules[0].tests and not rules[0].nothing:
+            verdicts = [(rules[0], True)]   # "When the doorbell rings, ...": the reading is the event
+        held = next((rule for rule, v in verdicts if v is True), None)
+        return Verdict(held, all(v is False for _, v in verdicts))
+
+
+def rule_values(tool: Tool, rule: Rule, body: dict[str, Any]) -> dict[str, Any]:
+    """The params of one of a held rule's actions that the reading and the rule's own words
+    settle: a param named like a field of the reading takes its value ("water that plant": the
+    reading's ``plant``), and the consequence's words settle the rest ("drive backward about
+    10 cm", "close the shade to about 70%")."""
+    props = tool.parameters.get("properties") if isinstance(tool.parameters, dict) else None
+    out: dict[str, Any] = {}
+    for name, spec in (props or {}).items():
+        value = body.get(name)
+        if isinstance(spec, dict) and value is not None and (not isinstance(spec.get("enum"), list) or value in spec["enum"]):
+            out[name] = value
+    out.update({k: v for k, v in settled(tool, rule.consequence).items() if k not in out})
+    return out

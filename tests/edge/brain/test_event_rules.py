@@ -1,0 +1,96 @@
+"""Event conditions read as tests of a reading (edge/brain/event_rules.py), words not meant for
+the companion (edge/brain/addressee.py), and replies out of character (edge/brain/character.py)."""
+
+from __future__ import annotations
+
+from edge.brain.addressee import not_for_us
+from edge.brain.character import out_of_character
+from edge.brain.event_rules import EventRules, read_rule, rule_values
+from edge.protocol.companion import EventSpec, parse_companion
+from edge.providers.base import Tool
+
+BATTERY = {"type": "object", "properties": {"percent": {"type": "number", "minimum": 0, "maximum": 100},
+                                            "charging": {"type": "boolean"}}}
+BUMP = {"type": "object", "properties": {"side": {"type": "string", "enum": ["front", "back", "left", "right"]}}}
+CLIMATE = {"type": "object", "properties": {"temperature_c": {"type": "number"}, "humidity_percent": {"type": "number"},
+                                            "hour": {"type": "integer", "minimum": 0, "maximum": 23}}}
+
+
+def rule(condition: str, schema: dict, actions: tuple[str, ...] = ("act",)):
+    return read_rule(EventSpec("p", actions, condition), schema)
+
+
+def test_a_threshold_and_a_yes_no_field_with_its_negation() -> None:
+    r = rule("When the battery is below 20 percent and the robot is not charging, go back to the charger.", BATTERY)
+    assert r.judge({"percent": 15, "charging": False}) is True
+    assert r.judge({"percent": 15, "charging": True}) is False
+    assert r.judge({"percent": 35, "charging": False}) is False
+    assert r.judge({"charging": False}) is None                 # the reading lacks the number: cannot tell
+
+
+def test_an_enum_value_named_and_the_consequence_settles_the_action() -> None:
+    front = rule("If the front bumper is hit, back off a little: drive backward about 10 cm.", BUMP, ("drive",))
+    assert front.judge({"side": "front"}) is True and front.judge({"side": "back"}) is False
+    drive = Tool("drive", "", {"type": "object", "properties": {
+        "distance_cm": {"type": "integer", "minimum": 1, "maximum": 300},
+        "direction": {"type": "string", "enum": ["forward", "backward"]}}})
+    assert rule_values(drive, front, {"side": "front"}) == {"distance_cm": 10, "direction": "backward"}
+
+
+def test_either_side_of_a_range_a_time_window_and_japanese_and_chinese_comparisons() -> None:
+    extremes = rule("When the temperature is below 10 °C or above 32 °C, notify the owner.", CLIMATE)
+    assert [extremes.judge({"temperature_c": t}) for t in (6, 20, 35)] == [True, False, True]
+    daytime = rule("When the humidity is below 40% during the day (hour 8 to 17), mist.", CLIMATE)
+    assert daytime.judge({"humidity_percent": 30, "hour": 12}) is True
+    assert daytime.judge({"humidity_percent": 30, "hour": 22}) is False
+    near = rule("人がいて、距離（distance_cm）が 30cm より近くなったら、少し離れるよう伝える。",
+                {"type": "object", "properties": {"distance_cm": {"type": "number"}}})
+    assert near.judge({"distance_cm": 20}) is True and near.judge({"distance_cm": 35}) is False
+    hot = rule("温度高于三十度时，提醒主人。", {"type": "object", "properties": {"温度": {"type": "number"}}})
+    assert hot.judge({"温度": 31}) is True and hot.judge({"温度": 25}) is False
+
+
+def test_a_rule_that_says_do_nothing_and_a_companion_with_its_rules() -> None:
+    quiet = rule("30cm 以上なら、何もしない。", {"type": "object", "properties": {"distance_cm": {"type": "number"}}})
+    assert quiet.nothing and quiet.judge({"distance_cm": 40}) is True
+    companion = parse_companion({
+        "name": "Test", "personality": "", "actions": [
+            {"title": "go_charge", "description": "go to the charger", "type": "object", "properties": {}},
+            {"title": "speak", "description": "say", "type": "object",
+             "properties": {"message": {"type": "string"}}, "required": ["message"]}],
+        "perceptions": [{"title": "battery", "description": "battery level", **BATTERY},
+                        {"title": "doorbell", "description": "a ring", "type": "object", "properties": {}}],
+        "events": [{"perception": "battery", "action": ["go_charge"], "condition": "When the battery is below 20 percent, "
+                    "go to the charger."},
+                   {"perception": "doorbell", "action": ["speak"], "condition": "When the doorbell rings, say so."}]})
+    rules = EventRules(companion)
+    low = rules.judge("battery", {"percent": 10, "charging": False})
+    assert low is not None and low.held is not None and low.held.event.actions == ("go_charge",)
+    fine = rules.judge("battery", {"percent": 80, "charging": False})
+    assert fine is not None and fine.held is None and fine.all_failed
+    ring = rules.judge("doorbell", {"door": "front"})
+    assert ring is not None and ring.held is not None            # its only rule, unconditional
+
+
+def test_words_for_someone_else_or_no_words_at_all() -> None:
+    own = ["Pip"]
+    for other in ("Sam, did you pick up the milk?", "Mum, can I have some juice?", "妈，你把快递拿上来了吗？",
+                  "小王，你往后站一点", "田中さん、ちょっと来て", "hmm", "嗯", "えーと"):
+        assert not_for_us(other, own) is not None, other
+    for ours in ("Pip, look left", "Hello, who are you?", "Okay, set a timer", "What's your name?",
+                 "Thanks, that was fun", "Look, a bird!", "Hmm, what time is it?", "Buddy, come here"):
+        assert not_for_us(ours, own) is None, ours
+
+
+def test_an_invented_age_another_language_and_assistant_talk_are_out_of_character() -> None:
+    pebble = parse_companion({"name": "Pebble", "personality": "A cheerful home robot.",
+                              "story": "Pebble was switched on last winter.", "actions": []})
+    tsukue = parse_companion({"name": "ツクエ", "personality": "机の上のロボットです。", "actions": []})
+    kettle = parse_companion({"name": "茶伴", "personality": "一个泡茶的机器人，两岁了。", "actions": []})
+    assert "age of 18" in (out_of_character("I'm 18 years old.", pebble) or "")
+    assert out_of_character("I was switched on last winter!", pebble) is None
+    assert "Chinese" in (out_of_character("今天天气很好，我们去散步吧。", tsukue) or "")
+    assert "assistant" in (out_of_character("抱歉，我无法回答这个请求。", tsukue) or "")
+    assert "assistant" in (out_of_character("抱歉，私はAIアシスタントなので", tsukue) or "")
+    assert out_of_character("おはようございます！", tsukue) is None
+    assert out_of_character("我两岁了。", kettle) is None            # its own story says so

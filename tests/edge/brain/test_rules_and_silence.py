@@ -1,0 +1,86 @@
+"""The brain on a companion file of its own kind: a reading judged by the file's event rules
+(no model when no rule holds or a rule settles the action), words for someone else left
+unanswered, and a model's "none" standing only when the companion was not called by name.
+The brain and the simulated body are the real nodes, on the in-process hub."""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+from brain_rig import BrainRig
+
+from edge.protocol.companion import parse_companion
+from edge.protocol.payloads import Action, Perception
+from edge.providers.scripted import ScriptedProvider
+
+ROVER = parse_companion({
+    "name": "Bolt", "personality": "A toy rover.", "story": "Built last spring.",
+    "actions": [
+        {"title": "speak", "description": "Say something.", "type": "object",
+         "properties": {"message": {"type": "string", "minLength": 1}}, "required": ["message"]},
+        {"title": "drive", "description": "Drive straight.", "type": "object",
+         "properties": {"distance_cm": {"type": "integer", "minimum": 1, "maximum": 300},
+                        "direction": {"type": "string", "enum": ["forward", "backward"]}},
+         "required": ["distance_cm", "direction"]},
+        {"title": "halt", "description": "Stop the wheels.", "type": "object", "properties": {}}],
+    "perceptions": [
+        {"title": "heard", "description": "What the child says.", "type": "string"},
+        {"title": "bump", "description": "A bumper was hit.", "type": "object",
+         "properties": {"side": {"type": "string", "enum": ["front", "back"]}}},
+        {"title": "range", "description": "Distance ahead.", "type": "object",
+         "properties": {"cm": {"type": "number"}}}],
+    "events": [
+        {"perception": "heard", "action": ["speak", "drive", "halt"], "condition": "Answer the child or do what it asks."},
+        {"perception": "bump", "action": ["drive"], "condition": "If the front bumper is hit, drive backward about 10 cm."},
+        {"perception": "bump", "action": ["drive"], "condition": "If the back bumper is hit, drive forward about 10 cm."},
+        {"perception": "range", "action": ["halt"], "condition": "If an obstacle is closer than 15 cm, stop. "
+                                                               "Otherwise do nothing."}]})
+
+
+@pytest.fixture
+def rig():
+    made = BrainRig(ROVER, (Action,))
+    yield made
+    made.close()
+
+
+def next_action(rig: BrainRig, timeout: float = 10.0) -> Action:
+    return rig.seen[Action].get(timeout=timeout)
+
+
+def decided(brain, count: int = 1, timeout: float = 10.0) -> list[dict]:
+    """The decision events once ``count`` perceptions were handled."""
+    deadline = time.monotonic() + timeout
+    while brain.handled < count and time.monotonic() < deadline:
+        time.sleep(0.01)
+    assert brain.handled >= count, f"{brain.handled} of {count} perceptions handled"
+    return [d for k, d in brain.events if k == "decision"]
+
+
+def test_a_rule_that_settles_its_action_needs_no_model_and_a_reading_no_rule_holds_for_gets_nothing(rig) -> None:
+    provider = ScriptedProvider([{"action": "speak", "params": {"message": "unused"}}], loop=True)
+    brain = rig.brain(provider)
+    rig.client.publish(Perception(title="bump", body={"side": "back"}, format="object"))
+    action = next_action(rig)
+    assert (action.name, action.params) == ("drive", {"distance_cm": 10, "direction": "forward"})
+    rig.client.publish(Perception(title="range", body={"cm": 80}, format="object"))
+    routes = [d["route"] for d in decided(brain, 2)]
+    assert routes == ["rules", "rules"] and provider.calls == []
+    assert rig.seen[Action].empty()
+
+
+def test_words_for_someone_else_are_not_answered_and_none_stands_only_when_not_called_by_name(rig) -> None:
+    provider = ScriptedProvider([{"action": "speak", "params": {"message": "none."}},
+                                 {"action": "speak", "params": {"message": "none."}},
+                                 {"action": "speak", "params": {"message": "Hi! I'm here."}}])
+    brain = rig.brain(provider)
+    rig.client.publish(Perception(title="heard", body="Mum, can I have some juice?"))
+    rig.client.publish(Perception(title="heard", body="did you see that"))
+    rig.client.publish(Perception(title="heard", body="Bolt, are you there?"))
+    action = next_action(rig)
+    assert (action.name, action.params) == ("speak", {"message": "Hi! I'm here."})
+    routes = [d["route"] for d in decided(brain, 3)]
+    assert routes[0] == "not_addressed"
+    assert len(provider.calls) == 3          # "did you see that": one call, its "none" stood; "Bolt, ...": corrected once
+    assert "none" in provider.calls[2][0] or "rejected" in provider.calls[2][0]
