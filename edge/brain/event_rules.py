@@ -24,18 +24,18 @@ from dataclasses import dataclass
 from typing import Any
 
 from edge.brain.quantities import convert, param_unit, quantities, ranges
-from edge.brain.slots import settled
+from edge.brain.slots import enum_words, settled
 from edge.protocol.companion import Companion, EventSpec
 from edge.providers.base import Tool
 
 _LESS, _MOST, _MORE, _LEAST = "<", "<=", ">", ">="
-_BEFORE_NUMBER = (
+_BEFORE_NUMBER = (   # the compound words first: "达到或超过" is at least, not above
+    (re.compile(r"(?:at least|no less than|not less than|达到或超过|达到|至少)\s*$", re.I), _LEAST),
+    (re.compile(r"(?:at most|no more than|up to|not more than)\s*$", re.I), _MOST),
     (re.compile(r"(?:below|under|less than|lower than|closer than|nearer than|fewer than|beneath|低于|小于|少于|不到|不足|"
                 r"近于|短于)\s*$", re.I), _LESS),
-    (re.compile(r"(?:at most|no more than|up to|not more than)\s*$", re.I), _MOST),
     (re.compile(r"(?:above|over|more than|greater than|higher than|further than|farther than|exceeds?|beyond|"
                 r"高于|大于|超过|多于|远于)\s*$", re.I), _MORE),
-    (re.compile(r"(?:at least|no less than|not less than|达到|达到或超过|至少)\s*$", re.I), _LEAST),
 )
 _AFTER_NUMBER = (
     (re.compile(r"^\s*(?:未満|より(?:小さ|低|少な|近|短)|以内)", re.I), _LESS),
@@ -76,10 +76,14 @@ class Test:
             if isinstance(got, bool) or not isinstance(got, (int, float)):
                 return None
             return got < self.value[0] or got > self.value[1]
+        value = self.value
+        if isinstance(value, tuple) and value[:1] == ("field",):   # compared with another field
+            value = body.get(value[1])
+            if isinstance(value, bool) or not isinstance(value, (int, float)):
+                return None
         if isinstance(got, bool) or not isinstance(got, (int, float)):
             return None
-        return {_LESS: got < self.value, _MOST: got <= self.value, _MORE: got > self.value,
-                _LEAST: got >= self.value}[self.op]
+        return {_LESS: got < value, _MOST: got <= value, _MORE: got > value, _LEAST: got >= value}[self.op]
 
 
 @dataclass(frozen=True)
@@ -159,6 +163,7 @@ def read_rule(event: EventSpec, schema: dict[str, Any]) -> Rule:
         if field is not None:
             tests.append(Test(field, "between", (low, high)))
             spans.append((start, end))
+    tests.extend(_field_against_field(trigger, fields))
     for q in quantities(trigger):
         if any(a <= q.start < b for a, b in spans):
             continue
@@ -183,9 +188,10 @@ def read_rule(event: EventSpec, schema: dict[str, Any]) -> Rule:
                 negated = _NEGATION.search(lowered[max(0, first - 24):first]) is not None or \
                     re.match(r"\S{0,3}(?:ない|ず)", lowered[first + len(hits[0].group(0)):]) is not None
                 tests.append(Test(name, "==", not negated))
-        elif isinstance(spec.get("enum"), list):
-            named = [v for v in spec["enum"] if isinstance(v, str) and re.search(
-                rf"(?<![a-z]){re.escape(v.lower().replace('_', ' '))}(?![a-z])", lowered.replace("_", " "))]
+        elif isinstance(spec.get("enum"), list):   # a value by itself or by its described word ("缺水(empty)")
+            named = [v for v, said in enum_words(spec).items()
+                     if any(re.search(rf"(?<![a-z]){re.escape(w.replace('_', ' '))}(?![a-z])", lowered.replace("_", " "))
+                            for w in said if len(w) >= 2)]
             if len(named) == 1:
                 tests.append(Test(name, "==", named[0]))
         elif kind == "array":
@@ -194,6 +200,38 @@ def read_rule(event: EventSpec, schema: dict[str, Any]) -> Rule:
                 tests.append(Test(name, "contains", tuple(nouns)))
     opening = re.split(r"(?<=[.。!！])\s*", consequence.strip(), maxsplit=1)[0]
     return Rule(event, tuple(tests), _NOTHING.search(opening) is not None, consequence.strip())
+
+
+def _pieces(name: str, spec: dict[str, Any]) -> set[str]:
+    """A field's words, with Japanese and Chinese runs cut into two-character pieces ("目标水温"
+    is said as "目标" or "水温")."""
+    out = set()
+    for w in _words_of(name, spec):
+        out.update({w[i:i + 2] for i in range(len(w) - 1)} if not w.isascii() else {w})
+    return out
+
+
+def _field_against_field(trigger: str, fields: dict[str, dict[str, Any]]) -> list[Test]:
+    """"水温达到或超过目标水温时", "when the temperature reaches the target": a comparison whose
+    other side is another numeric field of the reading, named by words only it has."""
+    numeric = {n: s for n, s in fields.items() if s.get("type") in ("number", "integer")}
+    if len(numeric) < 2:
+        return []
+    pieces = {n: _pieces(n, s) for n, s in numeric.items()}
+    own = {n: p - set().union(*(q for m, q in pieces.items() if m != n)) for n, p in pieces.items()}
+    lowered = trigger.lower()
+    for rx, op in _BEFORE_NUMBER + ((re.compile(r"(?:reaches|reached|hits|达到|到达|に達し)\s*$", re.I), _LEAST),):
+        for at in range(len(lowered), 0, -1):
+            m = rx.search(lowered[:at])
+            if m is None or m.end() != at:
+                continue
+            after = lowered[at:at + 12]
+            right = [n for n, words in own.items() if any(after.lstrip(" the").startswith(w) or w in after[:6]
+                                                          for w in words)]
+            left = [n for n, words in pieces.items() if n not in right and any(w in lowered[:m.start()] for w in words)]
+            if len(right) == 1 and left:
+                return [Test(left[0], op, ("field", right[0]))]
+    return []
 
 
 def _either_side(tests: list[Test]) -> list[Test]:

@@ -94,3 +94,15 @@ def test_an_invented_age_another_language_and_assistant_talk_are_out_of_characte
     assert "assistant" in (out_of_character("抱歉，私はAIアシスタントなので", tsukue) or "")
     assert out_of_character("おはようございます！", tsukue) is None
     assert out_of_character("我两岁了。", kettle) is None            # its own story says so
+
+
+def test_a_field_compared_with_another_and_an_enum_value_by_its_described_word() -> None:
+    kettle = {"type": "object", "properties": {
+        "temperature": {"type": "number", "description": "当前水温，单位摄氏度"},
+        "target": {"type": "number", "description": "设定的目标水温，单位摄氏度"},
+        "water": {"type": "string", "enum": ["ok", "empty"], "description": "壶里的水：有水(ok)、缺水(empty)"}}}
+    ready = rule("水温达到或超过目标水温时，说话告诉主人水烧好了。", kettle)
+    assert [ready.judge({"temperature": t, "target": 85, "water": "ok"}) for t in (70, 85, 90)] == [False, True, True]
+    empty = rule("壶里缺水时，提醒主人加水。", kettle)
+    assert empty.judge({"temperature": 20, "target": 85, "water": "empty"}) is True
+    assert empty.judge({"temperature": 20, "target": 85, "water": "ok"}) is False
