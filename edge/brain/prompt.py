@@ -26,7 +26,7 @@ import re
 from typing import Any
 
 from edge.brain.slot_numbers import extremes, numbers_for
-from edge.brain.slots import pin
+from edge.brain.slots import pin, settled
 from edge.protocol.companion import Companion, EventSpec
 from edge.protocol.language import companion_language
 from edge.protocol.payloads import Perception, is_perception_format
@@ -212,8 +212,12 @@ def ground_tools(tools: list[Tool], perception: Perception) -> list[Tool]:
 
 
 def _said_numbers(tool: Tool, text: str) -> dict[str, Any]:
+    """The numbers the words give this action, each with the sign a direction gives it
+    ("45 degrees to the left" is -45 where left is negative)."""
     numbers = numbers_for(tool, text, {})
-    return {**numbers, **extremes(tool, text, numbers)}
+    numbers.update(extremes(tool, text, numbers))
+    full = settled(tool, text)
+    return {name: full.get(name, value) for name, value in numbers.items()}
 
 
 def _number(value: Any) -> bool:

@@ -66,23 +66,24 @@ def numbers_for(tool: Tool, text: str, taken: dict[str, Any], bare_numbers: bool
                    and (n not in taken or _signed(taken.get(n)))]
     measured = [(n, s, param_unit(n, str(s.get("description", "")))) for n, s in open_params]
     _split_time(measured, said, used, out, taken)   # "two and a half minutes": 2 min and 30 s
-    for name, spec, unit in measured:   # units first: "drive 2 metres at speed 3"
-        if unit is None:
+    for i, q in enumerate(said):   # units first: "drive 2 metres at speed 3"
+        if i in used or q.unit is None:
             continue
-        for i, q in enumerate(said):
-            if i in used or q.unit is None:
-                continue
-            value = convert(q.value, q.unit, unit)
-            if value is not None:
-                used.add(i)
-                _put(out, name, spec, value, taken)
-                break
+        fitting = [(n, sp, u) for n, sp, u in measured if u is not None and n not in out
+                   and convert(q.value, q.unit, u) is not None]
+        pointed = [f for f in fitting if _signed(taken.get(f[0]))]
+        if len(fitting) > 1:   # metres for x or for y? only the axis a direction named, if one did
+            fitting = pointed if len(pointed) == 1 else []
+        if fitting:
+            name, spec, wanted = fitting[0]
+            used.add(i)
+            _put(out, name, spec, convert(q.value, q.unit, wanted or "") or 0.0, taken)
     loose = [i for i, q in enumerate(said) if i not in used and (q.unit is None or q.unit == "percent")]
     still = [(n, s, u) for n, s, u in measured if n not in out and not _COUNT.search(f"{n} {s.get('description', '')}")]
     if bare_numbers and len(still) == 1 and loose:
-        name, spec, unit = still[0]
+        name, spec, measures = still[0]
         q = said[loose[0]]
-        if q.unit is None or unit in (None, "percent"):
+        if q.unit is None or measures in (None, "percent"):
             _put(out, name, spec, q.value, taken)
     return out
 

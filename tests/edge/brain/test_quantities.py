@@ -92,3 +92,15 @@ def test_a_time_of_day_fills_hour_and_minute_and_a_bare_number_the_one_open_para
     assert numbers_for(volume, "volume seven please", {}) == {"level": 7}
     two = tool(a={"type": "integer"}, b={"type": "integer"})
     assert numbers_for(two, "set it to 3", {}) == {}            # which one? left to the model
+
+
+def test_metres_for_two_axes_go_to_the_one_a_direction_named_and_a_direction_signs_the_size() -> None:
+    from edge.brain.slots import settled
+    move = tool(x={"type": "number", "minimum": -2, "maximum": 2,
+                   "description": "Metres sideways: right is positive (+), left negative (-)"},
+                y={"type": "number", "minimum": -2, "maximum": 2, "description": "Metres: forward (+) or back (-)"})
+    assert numbers_for(move, "move back half a metre", {}) == {}        # x or y? the words alone do not say
+    assert settled(move, "move back half a metre") == {"y": -0.5, "x": 0.0}
+    turn = tool(degrees={"type": "integer", "minimum": -90, "maximum": 90,
+                         "description": "Angle: negative turns left (-90 is fully left), positive right (90 is fully right)"})
+    assert settled(turn, "turn your head 45 degrees to the left") == {"degrees": -45}
