@@ -50,6 +50,9 @@ _NOTHING = re.compile(r"\b(?:do nothing|needs nothing|nothing is needed|nothing 
 _FUNCTION_WORDS = {"when", "whenever", "the", "and", "sees", "see", "seen", "comes", "coming", "come", "through", "into",
                    "with", "from", "that", "this", "there", "they", "them", "then", "have", "has", "been", "camera",
                    "view", "report", "reports", "shows", "appears", "any", "some", "someone", "something", "its"}
+# "present changes from false to true", "present が false から true に変わったら", "present 从 false 变成 true"
+_CHANGE = re.compile(r"(?:from\s+)?(?P<from>true|false|yes|no)\s*(?:から|to|→|->|变成|变为|到)\s*(?P<to>true|false|yes|no)", re.I)
+_TRUE = ("true", "yes")
 _WORD = re.compile(r"[a-z]{3,}|[\u3040-\u30ff\u4e00-\u9fff]{2,}", re.I)
 
 
@@ -59,8 +62,12 @@ class Test:
     op: str
     value: Any
 
-    def judge(self, body: dict[str, Any]) -> bool | None:
+    def judge(self, body: dict[str, Any], before: dict[str, Any] | None = None) -> bool | None:
         got = body.get(self.field)
+        if self.op == "became":   # "present が false から true に変わったら": this reading, not the last
+            if before is None or self.field not in before or got is None:
+                return None
+            return got == self.value and before.get(self.field) != self.value
         if self.op == "contains":
             if not isinstance(got, list):
                 return None
@@ -94,10 +101,10 @@ class Rule:
     nothing: bool
     consequence: str
 
-    def judge(self, body: dict[str, Any]) -> bool | None:
+    def judge(self, body: dict[str, Any], before: dict[str, Any] | None = None) -> bool | None:
         if not self.tests:
             return None
-        verdicts = [t.judge(body) for t in self.tests]
+        verdicts = [t.judge(body, before) for t in self.tests]
         if any(v is False for v in verdicts):
             return False
         return True if all(v is True for v in verdicts) else None
@@ -110,11 +117,16 @@ class Verdict:
 
 
 def split(condition: str) -> tuple[str, str]:
-    """(trigger, consequence) of a condition."""
+    """(trigger, consequence) of a condition; a bracketed note right after the trigger explains
+    it and belongs to it ("人が来たら（present が false から true に変わったら）、...")."""
     m = _TRIGGER_END.search(condition)
     if m is None:
         return condition, ""
-    return condition[:m.start()], condition[m.end():]
+    trigger, rest = condition[:m.start()], condition[m.end():]
+    note = re.match(r"\s*[(（][^)）]*[)）]", rest)
+    if note:
+        trigger, rest = trigger + note.group(0), rest[note.end():]
+    return trigger, rest
 
 
 def _fields(schema: dict[str, Any]) -> dict[str, dict[str, Any]]:
@@ -180,7 +192,10 @@ def read_rule(event: EventSpec, schema: dict[str, Any]) -> Rule:
     for name, spec in fields.items():
         kind = spec.get("type")
         words = _words_of(name, spec)
-        if kind == "boolean":
+        if kind == "boolean" and (change := _CHANGE.search(lowered)) is not None and \
+                any(w in lowered[:change.start()] for w in _words_of(name, {})):
+            tests.append(Test(name, "became", change.group("to") in _TRUE))
+        elif kind == "boolean":
             named_words = _words_of(name, {})
             hits = [m for w in named_words for m in re.finditer(re.escape(w), lowered)]
             if hits:
@@ -258,6 +273,7 @@ class EventRules:
     def __init__(self, companion: Companion):
         self.companion = companion
         self._rules: dict[str, list[Rule]] = {}
+        self._last: dict[str, dict[str, Any]] = {}   # the previous reading per perception ("became" tests)
         for spec in companion.perceptions:
             events = companion.events_for(spec.title)
             self._rules[spec.title] = [read_rule(e, spec.schema) for e in events]
@@ -270,7 +286,8 @@ class EventRules:
         rules = self._rules.get(title) or []
         if not rules or not isinstance(body, dict):
             return None
-        verdicts = [(rule, rule.judge(body)) for rule in rules]
+        before, self._last[title] = self._last.get(title), body
+        verdicts = [(rule, rule.judge(body, before)) for rule in rules]
         if len(rules) == 1 and not rules[0].tests and not rules[0].nothing:
             verdicts = [(rules[0], True)]   # "When the doorbell rings, ...": the reading is the event
         held = next((rule for rule, v in verdicts if v is True), None)

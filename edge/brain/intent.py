@@ -29,7 +29,7 @@ from dataclasses import dataclass, field
 from typing import NamedTuple
 
 from edge.brain.names import vocative
-from edge.brain.slot_numbers import numbers_for
+from edge.brain.slot_numbers import measures_said
 from edge.brain.slots import asks_to_go, asks_to_see, concepts_in, enum_words, points_somewhere, takes_distance
 from edge.brain.small_talk import TALK
 from edge.brain.turn import SEND_MESSAGE
@@ -166,7 +166,7 @@ class CommandSense:
         worded: set[str] = {name for name, (words, pieces) in self._words.items()
                             if words & latin or any(says(piece, text) for piece in pieces)}
         valued = {name for name, names in self._values.items() if any(says(v, text) for v in names)}
-        numbered = {name for name, tool in self._tools.items() if numbers_for(tool, text, {}, bare_numbers=False)}   # "三十度", "7:30"
+        numbered = {name for name, tool in self._tools.items() if measures_said(tool, text)}   # "三十度", "7:30"
         valued |= numbered
         worded |= numbered   # a number in the unit an action measures names it too
         if asks_to_go(text):   # going somewhere: only the actions that take a distance, if any were named

@@ -146,6 +146,19 @@ def _put(out: dict[str, Any], name: str, spec: dict[str, Any], value: float, tak
         out[name] = _as(value, spec)
 
 
+def measures_said(tool: Tool, text: str) -> bool:
+    """The words say a number in a unit one of the action's parameters measures ("二十度" for a
+    pan and tilt in degrees), or a time of day for its hour and minute: they name the action."""
+    props = tool.parameters.get("properties") if isinstance(tool.parameters, dict) else None
+    if not isinstance(props, dict):
+        return False
+    if _clock_params(props) and clock_time(text) is not None:
+        return True
+    units = {param_unit(n, str(s.get("description", ""))) for n, s in props.items() if _numeric(s)} - {None}
+    return any(q.unit is not None and any(convert(q.value, q.unit, u or "") is not None for u in units)
+               for q in quantities(text))
+
+
 def unplaced_numbers(text: str) -> list[Quantity]:
     """The quantities said at all (a sentence with a number leaves sizes to the words and the
     model, never to the middle of a range)."""

@@ -18,6 +18,7 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
+from edge.brain.quantities import param_unit
 from edge.brain.slot_numbers import extremes, numbers_for, unplaced_numbers
 from edge.protocol.number_words import english, japanese
 from edge.providers.base import Tool
@@ -209,7 +210,8 @@ def takes_distance(tool: Tool) -> bool:
     for such an action, never for a look."""
     props = tool.parameters.get("properties") if isinstance(tool.parameters, dict) else None
     return any(isinstance(spec, dict) and any(a.sign for a in anchors(str(spec.get("description", ""))))
-               for spec in (props or {}).values())
+               and param_unit(name, str(spec.get("description", ""))) != "deg"   # a turn by degrees goes nowhere
+               for name, spec in (props or {}).items())
 
 
 _MOTION = re.compile(r"\b(?:walk|scoot|shuffle|roll|step|move|slide|drive|shift|budge|come)\w*|ずれ|動い|動け|進ん|移動|寄っ|下が|来て|きて",

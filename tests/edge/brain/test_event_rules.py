@@ -106,3 +106,22 @@ def test_a_field_compared_with_another_and_an_enum_value_by_its_described_word()
     empty = rule("壶里缺水时，提醒主人加水。", kettle)
     assert empty.judge({"temperature": 20, "target": 85, "water": "empty"}) is True
     assert empty.judge({"temperature": 20, "target": 85, "water": "ok"}) is False
+
+
+def test_a_change_from_the_last_reading_and_a_note_that_explains_the_trigger() -> None:
+    presence = {"type": "object", "properties": {"present": {"type": "boolean"}, "distance_cm": {"type": "number"}}}
+    arrives = rule("人が来たら（present が false から true に変わったら）、あいさつする。", presence)
+    assert arrives.judge({"present": True}, {"present": False}) is True
+    assert arrives.judge({"present": True}, {"present": True}) is False     # still there: not an arrival
+    assert arrives.judge({"present": True}) is None                          # no earlier reading to tell by
+    leaves = rule("When present changes from true to false, turn the lamp off.", presence)
+    assert leaves.judge({"present": False}, {"present": True}) is True
+
+
+def test_a_turn_by_degrees_is_not_a_distance() -> None:
+    from edge.brain.slots import takes_distance
+    pan = Tool("turn_head", "", {"type": "object", "properties": {
+        "pan": {"type": "integer", "description": "左右の角度（度）。左が負、右が正"}}})
+    drive = Tool("move", "", {"type": "object", "properties": {
+        "y": {"type": "number", "description": "Metres: forward (+) or back (-)"}}})
+    assert not takes_distance(pan) and takes_distance(drive)
