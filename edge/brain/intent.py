@@ -169,9 +169,9 @@ class CommandSense:
         numbered = {name for name, tool in self._tools.items() if measures_said(tool, text)}   # "三十度", "7:30"
         valued |= numbered
         worded |= numbered   # a number in the unit an action measures names it too
-        if asks_to_go(text):   # going somewhere: only the actions that take a distance, if any were named
+        if asks_to_go(text) and self._movers:   # going somewhere: only the actions that take a distance
             worded = (worded & self._movers) or set(self._movers)
-        elif asks_to_see(text):   # turning the eyes: only the actions that point without going
+        elif asks_to_see(text) and self._lookers:   # turning the eyes: only the actions that point without going
             worded = (worded & self._lookers) or set(self._lookers)
         request = _REQUEST.search(text) is not None
         question = _QUESTION.search(plain) is not None and not request
@@ -200,6 +200,19 @@ class CommandSense:
         ranked = sorted(range(len(options)), key=lambda i: -scores[i])
         best, second = scores[ranked[0]], scores[ranked[1]]
         return ranked[0] if best >= CHOICE_SCORE and best - second >= TIE else None
+
+    def restates(self, said: str, heard: str) -> str | None:
+        """The action a spoken reply only restates ("go backward about 10 cm.", "点头三次，表示同
+        意。", "Stop!") when the person's words asked for that same action: the model put the
+        request into words instead of doing it. None when the reply is talk of its own."""
+        if not said.strip() or self.says_no(heard):
+            return None
+        asked = self.read(heard)
+        if asked.telling or not asked.ranked:
+            return None
+        wanted = self.read(said).wanted
+        close = [name for name, _ in asked.ranked[:3]]   # the person's words lean that way too
+        return next((name for name in wanted if name in close), None) if len(wanted) == 1 else None
 
     @staticmethod
     def says_no(text: str) -> bool:

@@ -84,6 +84,7 @@ class CompanionBrain:
         self._turns = TurnRunner(companion, provider, self.config, self.memory, self.self_address, self.acts)
         self._seen_ids = RecentIds()
         self._commands = CommandSense(companion, prompt.offered_tools(companion, "", False))
+        self._turns.restated = self._commands.restates
         self._fast = FastPath(companion, self.memory, self.acts)   # the file's sentence templates, compiled once
         self._stages = TurnStages(companion, self.config, self.acts, self._turns, self._fast, self._commands,
                                   self._peer_ids, self.system_text)

@@ -91,6 +91,7 @@ def numbers_for(tool: Tool, text: str, taken: dict[str, Any], bare_numbers: bool
 _OFF = re.compile(r"\b(?:off|zero|out)\b|消して|消灯|オフ|ゼロ|关掉|关上|关了|熄灭|关闭", re.IGNORECASE)
 _FULL = re.compile(r"\ball the way\b|\bfull(?:y)?\b|\bmax(?:imum)?\b|\bas (?:bright|loud|high|warm|open) as\b|"
                    r"\b(?:brightest|loudest|highest)\b|全開|最大|いっぱい|最高|最亮|最大声|开到最大|全开", re.IGNORECASE)
+_LITTLE = re.compile(r"\b(?:a little|a bit|a touch|slightly|a tad)\b|少し|すこし|ちょっと|一点|稍微|一些|一下子", re.IGNORECASE)
 _SHUT = re.compile(r"\b(?:close|closed|shut)\b|閉め|閉じ|关上|拉上", re.IGNORECASE)
 
 
@@ -107,7 +108,9 @@ def extremes(tool: Tool, text: str, taken: dict[str, Any]) -> dict[str, Any]:
         return out
     name, spec = levels[0]
     opening = "open" in name.lower() or "開" in name
-    if _FULL.search(text):
+    if _LITTLE.search(text) and not quantities(text) and (small := _little_amount(name, spec)) is not None:
+        out[name] = _as(small, spec)   # "'a little' is about 10 cm": the file says how much
+    elif _FULL.search(text):
         out[name] = _as(spec["maximum"], spec)
     elif _OFF.search(text) or opening and _SHUT.search(text):
         out[name] = _as(spec["minimum"], spec)
@@ -132,6 +135,21 @@ def _split_time(measured: list[tuple[str, dict[str, Any], str | None]], said: li
             used.add(i)
             _put(out, coarse_name, coarse_spec, whole, taken)
             _put(out, fine_name, fine_spec, round(rest), taken)
+
+
+def _little_amount(name: str, spec: dict[str, Any]) -> float | None:
+    """How much "a little" is, when the parameter's description says so ("'a little' is about
+    10 cm", "“一点/稍微”大约15度"), in the parameter's unit."""
+    description = str(spec.get("description", ""))
+    m = _LITTLE.search(description)
+    if m is None:
+        return None
+    said = quantities(description[m.end():m.end() + 30])
+    if not said:
+        return None
+    unit = param_unit(name, description)
+    value = convert(said[0].value, said[0].unit, unit) if said[0].unit and unit else said[0].value
+    return value if value is not None and _fits(value, spec) else None
 
 
 def _signed(value: Any) -> bool:

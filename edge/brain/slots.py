@@ -189,7 +189,8 @@ def _enum_choice(spec: dict[str, Any], text: str, said: set[str]) -> Any:
     lowered = text.lower()
     hits = [value for value, words in enum_words(spec).items()
             if any(re.search(rf"(?<![a-z]){re.escape(w)}(?![a-z])", lowered) for w in words if w)
-            or (value.lower() in CONCEPTS and value.lower() in said)]
+            or (value.lower() in CONCEPTS and value.lower() in said)
+            or {c for _, c in concepts_in(value.replace("_", " "))} & said & _DIRECTIONS]   # "backward": back
     return hits[0] if len(hits) == 1 else None
 
 

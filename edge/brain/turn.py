@@ -16,6 +16,7 @@ import re
 import threading
 import time
 from concurrent.futures import ThreadPoolExecutor, TimeoutError as FutureTimeout
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from jsonschema import Draft202012Validator
 
@@ -26,6 +27,7 @@ from edge.brain.memory import ConversationMemory
 from edge.brain.names import SelfAddress, spoken_names, vocative
 from edge.brain.spoken_calls import SpokenCalls, is_silence
 from edge.brain.spoken_stream import SpokenStream
+from edge.brain.slots import complete, settled, usual
 from edge.brain.state import BrainState
 from edge.brain.brain_config import BrainConfig
 from edge.brain.character import out_of_character
@@ -33,7 +35,7 @@ from edge.log import get_logger
 from edge.protocol.action_codes import ActionCode
 from edge.protocol.companion import Companion, validate_params
 from edge.protocol.payloads import ActionError, ActionResult
-from edge.providers.base import Provider, ProviderContext, ProviderError, ProviderResponse, Tool, ToolCall
+from edge.providers.base import ContentSegment, Provider, ProviderContext, ProviderError, ProviderResponse, Tool, ToolCall
 from edge.protocol.action_names import SPEECH_ACTIONS
 from edge.providers.decision import decision_budget, map_spoken, speech_of
 
@@ -71,6 +73,8 @@ class TurnRunner:
         self.companion, self.provider, self.config, self.memory = companion, provider, config, memory
         self.self_address, self.acts = self_address, acts
         self._called_by_name = vocative(companion)
+        # set by the brain: the action a spoken reply only restates (intent.CommandSense.restates)
+        self.restated: Callable[[str, str], str | None] = lambda said, heard: None
         self.spoken_calls = SpokenCalls(spoken_names(companion), lambda: SPEECH_ACTIONS,
                                         [Tool(a.title, a.description, a.schema) for a in companion.actions])
         self._calls = ThreadPoolExecutor(max_workers=1, thread_name_prefix=f"llm-{companion.name}")
@@ -109,7 +113,7 @@ class TurnRunner:
             speech = speech_of(tools) if heard else None
             told = text[len(user_text):] if round_no else None   # a correction round's own words
             stream = SpokenStream(acts, self.self_address, source_id, speech, heard, told,
-                                  lambda clause: self.spoken_calls.clause(clause, tools)) \
+                                  lambda clause: self._sayable(clause, tools, heard)) \
                 if speech and heard and cfg.stream_speech else None
             context.on_words = stream.say if stream else None
             acts.set_state(BrainState.AWAITING_LLM)
@@ -123,6 +127,8 @@ class TurnRunner:
                 outcome.stopped = "provider_error"
                 return outcome
             response = self.spoken_calls.repair(response, tools)   # "stop_music()" is done, not said
+            if heard:   # "go backward about 10 cm." said, not done: do it
+                response = self._done_not_said(response, tools, heard)
             if heard and self._silence_stands(response, heard):   # "none.": the words were not for it
                 outcome.stopped = "no_action"
                 return outcome
@@ -169,6 +175,33 @@ class TurnRunner:
                     reason=f"still failing after {cfg.max_corrections} corrections")
         outcome.stopped = "rounds_exhausted"
         return outcome
+
+    def _sayable(self, clause: str, tools: list[Tool], heard: str | None) -> str | None:
+        """A streamed clause as it may be said now, or None (a call, or the request restated)."""
+        words = self.spoken_calls.clause(clause, tools)
+        if words is None or heard and self.restated(words, heard):
+            return None
+        return words
+
+    def _done_not_said(self, response: ProviderResponse, tools: list[Tool], heard: str) -> ProviderResponse:
+        """A reply in words that only restates the action the person asked for becomes that
+        action, its parameters read from the person's words, when they settle it; otherwise
+        the reply is left to the checks."""
+        speech = [c for c in response.tool_calls if c.name in SPEECH_ACTIONS]
+        if len(speech) != 1 or len(response.tool_calls) != 1:
+            return response
+        said = next((v for v in speech[0].args.values() if isinstance(v, str)), "")
+        name = self.restated(said, heard)
+        spec = self.companion.action(name) if name else None
+        if spec is None:
+            return response
+        tool = Tool(spec.title, spec.description, spec.schema)
+        values = usual(tool, settled(tool, heard), heard)
+        if not complete(tool, values) or validate_params(spec, values):
+            return response
+        log.info("decision.restated", companion=self.companion.name, said=said, action=name, params=values)
+        return ProviderResponse([ContentSegment(type="tool_call", tool_call=ToolCall(spec.title, values))],
+                                {**response.metadata, "restated": said})
 
     def _silence_stands(self, response: ProviderResponse, heard: str) -> bool:
         """The reply is only "none" and the person did not call the companion by name: the

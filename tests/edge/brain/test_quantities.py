@@ -104,3 +104,15 @@ def test_metres_for_two_axes_go_to_the_one_a_direction_named_and_a_direction_sig
     turn = tool(degrees={"type": "integer", "minimum": -90, "maximum": 90,
                          "description": "Angle: negative turns left (-90 is fully left), positive right (90 is fully right)"})
     assert settled(turn, "turn your head 45 degrees to the left") == {"degrees": -45}
+
+
+def test_a_little_is_what_the_description_says_and_an_enum_value_matches_its_direction() -> None:
+    from edge.brain.slots import settled
+    drive = tool(distance_cm={"type": "integer", "minimum": 1, "maximum": 300,
+                              "description": "How far, in centimetres; 'a little' is about 10 cm"},
+                 direction={"type": "string", "enum": ["forward", "backward"]})
+    assert settled(drive, "go back a little") == {"direction": "backward", "distance_cm": 10}
+    assert settled(drive, "go back 40 cm") == {"direction": "backward", "distance_cm": 40}
+    head = tool(degrees={"type": "integer", "minimum": 0, "maximum": 90, "description": "角度；“一点/稍微”大约15度"},
+                direction={"type": "string", "enum": ["left", "right"]})
+    assert settled(head, "头稍微往右转一点") == {"direction": "right", "degrees": 15}

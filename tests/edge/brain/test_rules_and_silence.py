@@ -84,3 +84,11 @@ def test_words_for_someone_else_are_not_answered_and_none_stands_only_when_not_c
     assert routes[0] == "not_addressed"
     assert len(provider.calls) == 3          # "did you see that": one call, its "none" stood; "Bolt, ...": corrected once
     assert "none" in provider.calls[2][0] or "rejected" in provider.calls[2][0]
+
+
+def test_a_reply_that_only_restates_the_request_is_done_instead(rig) -> None:
+    provider = ScriptedProvider([{"action": "speak", "params": {"message": "go backward about 10 cm."}}])
+    rig.brain(provider)
+    rig.client.publish(Perception(title="heard", body="go back a little, please"))
+    action = next_action(rig)
+    assert action.name == "drive" and action.params["direction"] == "backward"
