@@ -180,7 +180,7 @@ class CommandSense:
         parts = [_FILLER.sub("", p.strip()) for p in _PARTS.split(plain) if p.strip()]
         ordered = any(p.split()[0].lower() in self._imperatives for p in parts[1:] if p.split())
         news = bool(parts) and _STATEMENT.search(parts[0]) is not None and not request and not ordered
-        telling = _WH.search(plain) is not None or news
+        telling = _WH.search(plain) is not None or news or _THANKS.search(plain) is not None   # "thanks for ..." is talk
         return Reading(ranked=ranked, talk=scores[-1], says_no=no, worded=worded, question=question,
                        telling=telling, text=text, valued=valued)
 
@@ -205,14 +205,17 @@ class CommandSense:
         """The action a spoken reply only restates ("go backward about 10 cm.", "点头三次，表示同
         意。", "Stop!") when the person's words asked for that same action: the model put the
         request into words instead of doing it. None when the reply is talk of its own."""
-        if not said.strip() or self.says_no(heard):
+        if not said.strip() or self.says_no(heard) or _ASKS.search(heard) or _THANKS.search(heard):
             return None
         asked = self.read(heard)
-        if asked.telling or not asked.ranked:
+        if asked.telling or asked.question or not asked.ranked:
             return None
         wanted = self.read(said).wanted
-        close = [name for name, _ in asked.ranked[:3]]   # the person's words lean that way too
-        return next((name for name in wanted if name in close), None) if len(wanted) == 1 else None
+        if len(wanted) != 1:
+            return None
+        # the person's words point there too: that action first among theirs, or named by its words
+        name = wanted[0]
+        return name if name == asked.ranked[0][0] or name in asked.worded else None
 
     @staticmethod
     def says_no(text: str) -> bool:
@@ -286,6 +289,9 @@ def _value_words(tool: Tool) -> set[str]:
     return {w for w in out if not w.isascii()} | {w for w in out if w.isascii() and len(w) >= 3}
 
 
+# A question, in any of the three languages: its answer is words, never an action restated.
+_ASKS = re.compile(r"[?？]|吗|什么|怎么|几|哪|呢|谁|どう|なに|何|いつ|どこ|だれ|誰", re.IGNORECASE)
+_THANKS = re.compile(r"^\W*(?:thank|thanks|cheers|谢谢|多谢|感谢|ありがと|どうも)", re.IGNORECASE)   # thanks for it: done already
 # "Stop!" said alone is the file's own stop action when it has one, not a "don't" of another.
 _STOPPERS = {"stop", "halt", "stop_all", "stop_everything", "freeze", "emergency_stop"}
 _JUST_STOP = re.compile(r"(?:(?:please|now|right now|ok|okay)\s+)*(?:stop|halt|freeze|stop it|stop now|stop everything|"

@@ -172,9 +172,13 @@ def measures_said(tool: Tool, text: str) -> bool:
         return False
     if _clock_params(props) and clock_time(text) is not None:
         return True
-    units = {param_unit(n, str(s.get("description", ""))) for n, s in props.items() if _numeric(s)} - {None}
-    return any(q.unit is not None and any(convert(q.value, q.unit, u or "") is not None for u in units)
-               for q in quantities(text))
+    measured = [(s, param_unit(n, str(s.get("description", "")))) for n, s in props.items() if _numeric(s)]
+    for q in quantities(text):
+        for spec, unit in measured:
+            value = convert(q.value, q.unit, unit) if q.unit is not None and unit is not None else None
+            if value is not None and _fits(value, spec):   # 30 度 is no temperature for a kettle of 40..100
+                return True
+    return False
 
 
 def unplaced_numbers(text: str) -> list[Quantity]:

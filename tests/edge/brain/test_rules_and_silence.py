@@ -89,6 +89,16 @@ def test_words_for_someone_else_are_not_answered_and_none_stands_only_when_not_c
 def test_a_reply_that_only_restates_the_request_is_done_instead(rig) -> None:
     provider = ScriptedProvider([{"action": "speak", "params": {"message": "go backward about 10 cm."}}])
     rig.brain(provider)
-    rig.client.publish(Perception(title="heard", body="go back a little, please"))
+    rig.client.publish(Perception(title="heard", body="drive backward a little, please"))
     action = next_action(rig)
     assert action.name == "drive" and action.params["direction"] == "backward"
+
+
+def test_a_reply_to_a_question_or_to_thanks_is_never_turned_into_an_action(rig) -> None:
+    provider = ScriptedProvider([{"action": "speak", "params": {"message": "You're welcome! Driving backward was fun."}},
+                                 {"action": "speak", "params": {"message": "I drive forward and backward."}}])
+    rig.brain(provider)
+    rig.client.publish(Perception(title="heard", body="thanks for driving backward"))
+    rig.client.publish(Perception(title="heard", body="how do you drive?"))
+    said = [next_action(rig), next_action(rig)]
+    assert [a.name for a in said] == ["speak", "speak"]
