@@ -32,6 +32,8 @@ def out_of_character(message: str, companion: Companion) -> str | None:
         return (f"talks like a general AI assistant; you are {companion.name}: answer as {companion.name}, or do "
                 "what was asked with one of your actions")
     spoken, own = text_language(message), companion_language(companion)
+    if spoken == "zh" and own == "ja" and len(message) < 12:
+        spoken = None   # a few kanji alone ("麻布麻衣") read as Japanese as well as Chinese
     if spoken is not None and spoken != own:
         return f"is in {NAMES[spoken]}, but {companion.name} speaks {NAMES[own]}: say it in {NAMES[own]}"
     return invented_age(message, companion)

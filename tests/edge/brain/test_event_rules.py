@@ -125,3 +125,9 @@ def test_a_turn_by_degrees_is_not_a_distance() -> None:
     drive = Tool("move", "", {"type": "object", "properties": {
         "y": {"type": "number", "description": "Metres: forward (+) or back (-)"}}})
     assert not takes_distance(pan) and takes_distance(drive)
+
+
+def test_a_japanese_companion_may_say_a_few_kanji() -> None:
+    mai = parse_companion({"name": "麻布麻衣", "personality": "東京の大学生です。", "actions": []})
+    assert out_of_character("麻布麻衣", mai) is None
+    assert out_of_character("今天天气很好，我们去公园散步吧。", mai) is not None
