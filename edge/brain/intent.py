@@ -29,6 +29,7 @@ from dataclasses import dataclass, field
 from typing import NamedTuple
 
 from edge.brain.names import vocative
+from edge.brain.quantities import clock_time, quantities
 from edge.brain.slot_numbers import measures_said
 from edge.brain.slots import asks_to_go, asks_to_see, concepts_in, enum_words, points_somewhere, takes_distance
 from edge.brain.small_talk import TALK
@@ -166,7 +167,8 @@ class CommandSense:
         worded: set[str] = {name for name, (words, pieces) in self._words.items()
                             if words & latin or any(says(piece, text) for piece in pieces)}
         valued = {name for name, names in self._values.items() if any(says(v, text) for v in names)}
-        numbered = {name for name, tool in self._tools.items() if measures_said(tool, text)}   # "三十度", "7:30"
+        numbered = {name for name, tool in self._tools.items() if measures_said(tool, text)} \
+            if quantities(text) or clock_time(text) else set()   # "三十度", "7:30"
         valued |= numbered
         worded |= numbered   # a number in the unit an action measures names it too
         if asks_to_go(text) and self._movers:   # going somewhere: only the actions that take a distance

@@ -25,7 +25,7 @@ import json
 import re
 from typing import Any
 
-from edge.brain.slot_numbers import extremes, numbers_for
+from edge.brain.slot_numbers import extremes, numbers_for, says_numbers
 from edge.brain.slots import pin, settled
 from edge.protocol.companion import Companion, EventSpec
 from edge.protocol.language import companion_language
@@ -201,7 +201,7 @@ def ground_tools(tools: list[Tool], perception: Perception) -> list[Tool]:
     """
     body = perception.body
     if perception.format == "text" and isinstance(body, str):   # "ninety degrees": the number said, pinned
-        return [pin(t, _said_numbers(t, body)) for t in tools]
+        return [pin(t, _said_numbers(t, body)) for t in tools] if says_numbers(body) else tools
     objects = body.get("objects") if isinstance(body, dict) else None
     if not isinstance(objects, list):
         return tools
@@ -216,6 +216,8 @@ def _said_numbers(tool: Tool, text: str) -> dict[str, Any]:
     ("45 degrees to the left" is -45 where left is negative)."""
     numbers = numbers_for(tool, text, {})
     numbers.update(extremes(tool, text, numbers))
+    if not numbers:
+        return numbers
     full = settled(tool, text)
     return {name: full.get(name, value) for name, value in numbers.items()}
 

@@ -11,6 +11,7 @@ converts (metres to centimetres, minutes to seconds, a quarter turn to 90 degree
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass
 
@@ -161,7 +162,13 @@ def _unit_after(text: str, at: int) -> tuple[str | None, int]:
 
 def quantities(text: str) -> list[Quantity]:
     """Every number in ``text`` with the unit right after it, in order. A fraction word after
-    a unit adds to it ("二分半", "two minutes and a half"); "a quarter turn" is 0.25 turns."""
+    a unit adds to it ("二分半", "two minutes and a half"); "a quarter turn" is 0.25 turns.
+    Remembered per text: one sentence is read for every action offered."""
+    return list(_quantities(text))
+
+
+@functools.lru_cache(maxsize=1024)
+def _quantities(text: str) -> tuple[Quantity, ...]:
     lowered = text.lower()
     special: list[Quantity] = []
     for m in _CJK_PERCENT.finditer(text):
@@ -201,7 +208,7 @@ def quantities(text: str) -> list[Quantity]:
             if half:
                 value, after = value + 0.5, after + half.end()
         out.append(Quantity(value, unit, start, after if unit else end))
-    return sorted(out, key=lambda q: q.start)
+    return tuple(sorted(out, key=lambda q: q.start))
 
 
 # -- times of day ----------------------------------------------------------------------------------
@@ -217,6 +224,7 @@ def _hour(word: str) -> int | None:
     return _ONES.index(word) if word in _ONES else None
 
 
+@functools.lru_cache(maxsize=1024)
 def clock_time(text: str) -> ClockTime | None:
     """A time of day said in ``text`` (24-hour), or None: "7:30 pm", "half past seven in the
     evening", "quarter to eight", "seven thirty", "7 o'clock", "午後七時半", "晚上七点半"."""
@@ -266,6 +274,7 @@ _PARAM_UNITS: tuple[tuple[str, str], ...] = (
 _PARAM_RX = [(name, re.compile(pattern, re.IGNORECASE)) for name, pattern in _PARAM_UNITS]
 
 
+@functools.lru_cache(maxsize=4096)
 def param_unit(name: str, description: str) -> str | None:
     """What a numeric parameter measures, from its name first, then its description:
     ``distance_cm`` cm, ``seconds`` s, "Angle in degrees" deg, "水温（℃）" celsius."""

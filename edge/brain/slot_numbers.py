@@ -12,6 +12,7 @@ check, not clamped: the person did not ask for the nearest allowed value.
 
 from __future__ import annotations
 
+import functools
 import math
 import re
 from typing import Any
@@ -56,9 +57,11 @@ def numbers_for(tool: Tool, text: str, taken: dict[str, Any], bare_numbers: bool
     if not isinstance(props, dict):
         return {}
     said = quantities(text)
+    clock = _clock_params(props)
+    if not said and (clock is None or clock_time(text) is None):
+        return {}   # no number in the words (most of what is said): nothing to read
     out: dict[str, Any] = {}
     used: set[int] = set()
-    clock = _clock_params(props)
     if clock and (when := clock_time(text)) is not None:
         out[clock[0]], out[clock[1]] = when.hour, when.minute
         said = [q for q in said if q.unit not in (None, "h", "min")]   # its numbers are the time
@@ -101,6 +104,8 @@ def extremes(tool: Tool, text: str, taken: dict[str, Any]) -> dict[str, Any]:
     parameters with both bounds and no signed direction; a number said wins (``numbers_for``)."""
     props = tool.parameters.get("properties") if isinstance(tool.parameters, dict) else None
     out: dict[str, Any] = {}
+    if not _says_a_level(text):
+        return out
     levels = [(n, s) for n, s in (props or {}).items() if _numeric(s) and n not in taken
               and isinstance(s.get("minimum"), (int, float)) and isinstance(s.get("maximum"), (int, float))
               and not _COUNT.search(f"{n} {s.get('description', '')}")]
@@ -135,6 +140,18 @@ def _split_time(measured: list[tuple[str, dict[str, Any], str | None]], said: li
             used.add(i)
             _put(out, coarse_name, coarse_spec, whole, taken)
             _put(out, fine_name, fine_spec, round(rest), taken)
+
+
+def says_numbers(text: str) -> bool:
+    """Whether the words say a number, a time of day or a level at all (most sentences do not,
+    and are then not read per action)."""
+    return bool(quantities(text)) or clock_time(text) is not None or _says_a_level(text)
+
+
+@functools.lru_cache(maxsize=1024)
+def _says_a_level(text: str) -> bool:
+    """Whether the words name an end of a range or "a little" at all (read once per sentence)."""
+    return any(rx.search(text) for rx in (_LITTLE, _FULL, _OFF, _SHUT))
 
 
 def _little_amount(name: str, spec: dict[str, Any]) -> float | None:
@@ -172,6 +189,8 @@ def measures_said(tool: Tool, text: str) -> bool:
         return False
     if _clock_params(props) and clock_time(text) is not None:
         return True
+    if not quantities(text):
+        return False
     measured = [(s, param_unit(n, str(s.get("description", "")))) for n, s in props.items() if _numeric(s)]
     for q in quantities(text):
         for spec, unit in measured:
