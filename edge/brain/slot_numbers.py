@@ -94,7 +94,9 @@ def numbers_for(tool: Tool, text: str, taken: dict[str, Any], bare_numbers: bool
 _OFF = re.compile(r"\b(?:off|zero|out)\b|消して|消灯|オフ|ゼロ|关掉|关上|关了|熄灭|关闭", re.IGNORECASE)
 _FULL = re.compile(r"\ball the way\b|\bfull(?:y)?\b|\bmax(?:imum)?\b|\bas (?:bright|loud|high|warm|open) as\b|"
                    r"\b(?:brightest|loudest|highest)\b|全開|最大|いっぱい|最高|最亮|最大声|开到最大|全开", re.IGNORECASE)
-_LITTLE = re.compile(r"\b(?:a little|a bit|a touch|slightly|a tad)\b|少し|すこし|ちょっと|一点|稍微|一些|一下子", re.IGNORECASE)
+# "a little", in the three languages: a smaller step (slots.py) or what a description says it is (here)
+LITTLE = re.compile(r"\b(?:a little|a bit|a touch|slightly|a tad)\b|少し|すこし|ちょっと|ちょこっと|一点|稍微|一些|一下子",
+                    re.IGNORECASE)
 _SHUT = re.compile(r"\b(?:close|closed|shut)\b|閉め|閉じ|关上|拉上", re.IGNORECASE)
 
 
@@ -113,7 +115,7 @@ def extremes(tool: Tool, text: str, taken: dict[str, Any]) -> dict[str, Any]:
         return out
     name, spec = levels[0]
     opening = "open" in name.lower() or "開" in name
-    if _LITTLE.search(text) and not quantities(text) and (small := _little_amount(name, spec)) is not None:
+    if LITTLE.search(text) and not quantities(text) and (small := _little_amount(name, spec)) is not None:
         out[name] = _as(small, spec)   # "'a little' is about 10 cm": the file says how much
     elif _FULL.search(text):
         out[name] = _as(spec["maximum"], spec)
@@ -151,14 +153,14 @@ def says_numbers(text: str) -> bool:
 @functools.lru_cache(maxsize=1024)
 def _says_a_level(text: str) -> bool:
     """Whether the words name an end of a range or "a little" at all (read once per sentence)."""
-    return any(rx.search(text) for rx in (_LITTLE, _FULL, _OFF, _SHUT))
+    return any(rx.search(text) for rx in (LITTLE, _FULL, _OFF, _SHUT))
 
 
 def _little_amount(name: str, spec: dict[str, Any]) -> float | None:
     """How much "a little" is, when the parameter's description says so ("'a little' is about
     10 cm", "“一点/稍微”大约15度"), in the parameter's unit."""
     description = str(spec.get("description", ""))
-    m = _LITTLE.search(description)
+    m = LITTLE.search(description)
     if m is None:
         return None
     said = quantities(description[m.end():m.end() + 30])
@@ -198,9 +200,3 @@ def measures_said(tool: Tool, text: str) -> bool:
             if value is not None and _fits(value, spec):   # 30 度 is no temperature for a kettle of 40..100
                 return True
     return False
-
-
-def unplaced_numbers(text: str) -> list[Quantity]:
-    """The quantities said at all (a sentence with a number leaves sizes to the words and the
-    model, never to the middle of a range)."""
-    return quantities(text)

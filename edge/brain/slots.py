@@ -18,8 +18,8 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from edge.brain.quantities import param_unit
-from edge.brain.slot_numbers import extremes, numbers_for, unplaced_numbers
+from edge.brain.quantities import param_unit, quantities
+from edge.brain.slot_numbers import LITTLE, extremes, numbers_for
 from edge.protocol.number_words import english, japanese
 from edge.providers.base import Tool
 
@@ -49,7 +49,6 @@ _NUMBER = r"[+\-−]?\s*\d+(?:\.\d+)?"
 _AFTER = re.compile(rf"[(（]\s*({_NUMBER}|[+\-−])\s*[)）]|が\s*({_NUMBER}|正|負)")
 # A value before its words, to the end of the clause: "0 is slow", "1 is a very excited one".
 _BEFORE = re.compile(rf"({_NUMBER})\s+(?:is|means)\b")
-_LITTLE = re.compile(r"\b(?:a (?:little|bit|touch)|slightly|a tad)\b|少し|すこし|ちょっと|ちょこっと", re.IGNORECASE)
 _DISTANCE = re.compile(r"(\d+(?:\.\d+)?|half a|one|two|three|a)\s*(cm|centimet(?:re|er)s?|m\b|met(?:re|er)s?|センチ|メートル)",
                        re.IGNORECASE)
 _METRES = re.compile(r"metre|meter|メートル|\(m\)|（m）", re.IGNORECASE)
@@ -151,7 +150,7 @@ def _directional(spec: dict[str, Any], said: set[str], text: str) -> float | int
     if not marks:
         return None
     mark = marks[0]
-    little = _LITTLE.search(text) is not None
+    little = LITTLE.search(text) is not None
     low, high = _bounds(spec)
     if mark.value is not None:
         value = mark.value * (0.5 if little and mark.value else 1.0)
@@ -286,7 +285,7 @@ def usual(tool: Tool, values: dict[str, Any], text: str = "") -> dict[str, Any]:
     (``text``) said how much: what it did not settle is left open, not put in the middle."""
     props = tool.parameters.get("properties") if isinstance(tool.parameters, dict) else None
     out = dict(values)
-    if text and unplaced_numbers(text):
+    if text and quantities(text):
         return out
     for name, spec in (props or {}).items():
         if name in out or not isinstance(spec, dict) or spec.get("type") not in ("number", "integer") \
