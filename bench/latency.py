@@ -164,13 +164,26 @@ def up_to_ready(extra: list[str], tmp: Path) -> dict[str, float]:
         proc.wait(10)
 
 
+def measure_up() -> dict[str, dict[str, float]]:
+    """Start-up time and RSS of ``companion up --sim`` as a user runs it, and without LLM or speech."""
+    with tempfile.TemporaryDirectory() as tmp:
+        return {"up_embedded_piper": up_to_ready([], Path(tmp)),
+                "up_scripted_no_speech": up_to_ready(
+                    ["--provider", f"scripted:{REPO / 'bench' / 'nod.jsonl'}?loop=1", "--tts", "none"], Path(tmp))}
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--events", type=int, default=1000)
     parser.add_argument("--skip-up", action="store_true", help="skip the start-up and RSS measurements")
+    parser.add_argument("--up-only", action="store_true", help="only the start-up and RSS measurements")
     parser.add_argument("--distinct", action="store_true",
                         help="a different sentence every time (default: \"hello\" every time)")
     args = parser.parse_args()
+    if args.up_only:
+        up = measure_up()
+        print(json.dumps(up, indent=2))
+        return
     with tempfile.TemporaryDirectory() as tmp, LocalBroker(data_dir=Path(tmp) / "broker") as broker:
         raw = raw_round_trip(broker, args.events)
         hops, per_stage = stack_round_trip(broker, args.events, args.distinct)
@@ -186,10 +199,7 @@ def main() -> None:
         print(f"brain stage {k:>16}: p50 {v['p50_ms']} ms, p99 {v['p99_ms']} ms")
     print(f"total p99 / (3 x raw p99) = {out['ratio_total_p99_to_3_raw_p99']}  (target <= 3)")
     if not args.skip_up:
-        with tempfile.TemporaryDirectory() as tmp:
-            out["up_embedded_piper"] = up_to_ready([], Path(tmp))
-            out["up_scripted_no_speech"] = up_to_ready(
-                ["--provider", f"scripted:{REPO / 'bench' / 'nod.jsonl'}?loop=1", "--tts", "none"], Path(tmp))
+        out.update(measure_up())
         print(f"companion up --sim to ready (embedded LLM + piper): {out['up_embedded_piper']['ready_s']} s, "
               f"RSS {out['up_embedded_piper']['rss_mb']} MB")
         print(f"companion up --sim, no LLM, no speech: {out['up_scripted_no_speech']['ready_s']} s, "

@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from edge.log import get_logger
+from edge.brain.onnx_layout import mapped_model
 from edge.brain.rankers import EmbeddingRanker
 
 log = get_logger(__name__)
@@ -57,7 +58,8 @@ def _custom_ops_library() -> str:
 
 
 def _session(path: Path) -> Any:
-    """One InferenceSession per model file per process: loading costs ~0.3 s and ~100 MB."""
+    """One InferenceSession per model file per process, on its mmap-friendly layout
+    (``onnx_layout.py``): loading costs ~0.3 s and ~75 MB."""
     with _lock:
         if path not in _sessions:
             import onnxruntime as ort
@@ -65,8 +67,9 @@ def _session(path: Path) -> Any:
             options.register_custom_ops_library(_custom_ops_library())
             options.intra_op_num_threads = 1          # a query is ~1 ms: threads would only contend
             options.inter_op_num_threads = 1          # with the LLM for the Pi's cores
-            _sessions[path] = ort.InferenceSession(str(path), options, providers=["CPUExecutionProvider"])
-            log.info("retrieval.onnx_loaded", model=str(path))
+            loaded = mapped_model(path)
+            _sessions[path] = ort.InferenceSession(str(loaded), options, providers=["CPUExecutionProvider"])
+            log.info("retrieval.onnx_loaded", model=str(loaded))
         return _sessions[path]
 
 
