@@ -37,7 +37,7 @@ from edge.protocol.companion import Companion, validate_params
 from edge.protocol.payloads import ActionError, ActionResult
 from edge.providers.base import ContentSegment, Provider, ProviderContext, ProviderError, ProviderResponse, Tool, ToolCall
 from edge.protocol.action_names import SPEECH_ACTIONS
-from edge.providers.decision import decision_budget, map_spoken, speech_of
+from edge.providers.decision import Speech, decision_budget, map_spoken, speech_of
 
 log = get_logger(__name__)
 
@@ -248,8 +248,9 @@ class TurnRunner:
     def _problems(self, response: ProviderResponse, tools: list[Tool], heard: str | None = None) -> list[str]:
         problems = [f"unparsable reply: {e}" for e in response.errors]
         offered = {t.name: t for t in tools}
+        speech = speech_of(tools)
         for call in response.tool_calls:
-            message = call.args.get("message") if call.name in SPEECH_ACTIONS else None
+            message = _spoken_words(call, speech)
             if heard and isinstance(message, str) and echoes(message, heard):
                 problems.append(echo_problem(call.name))
                 continue
@@ -279,6 +280,17 @@ class TurnRunner:
             return self.acts.send_message(call, source_id)
         self.acts.set_state(BrainState.AWAITING_RESULTS)
         return self.acts.perform(call.name, call.args, source_id)
+
+
+def _spoken_words(call: ToolCall, speech: Speech | None) -> str | None:
+    """What a speech call says, whatever the file named its text parameter (``say {"text": ...}``)."""
+    if speech is not None and call.name == speech.action:
+        words = call.args.get(speech.param)
+    elif call.name in SPEECH_ACTIONS:
+        words = call.args.get("message", next((v for v in call.args.values() if isinstance(v, str)), None))
+    else:
+        return None
+    return words if isinstance(words, str) else None
 
 
 def _early(stream: SpokenStream | None) -> list[ActionResult]:

@@ -212,8 +212,11 @@ class Speech:
 
 
 _KANA = re.compile(r"[\u3040-\u30ff]")
-# the first character of Japanese words: kana, kanji, Japanese punctuation and full-width forms
-_JAPANESE_START = "[\\u3040-\\u30ff\\u4e00-\\u9fff\\u3000-\\u303f\\uff01\\uff03-\\uff3a\\uff3c\\uff3e-\\uff5a\\uff5c\\uff5e]"
+# Kanji alone are Chinese as much as Japanese: the 0.5B model, told to start in Japanese, started
+# "抱歉，我无法协助完成这个请求。" (Chinese), and full-width marks (，。「」) are Chinese too. Japanese
+# words show a kana within their first few characters (a name in kanji may come first: "麻布麻衣です").
+_KANJI_LEAD = 6
+_JAPANESE_OPENING = "(?:[\\u4e00-\\u9fff]{0,%d}[\\u3040-\\u30ff])" % _KANJI_LEAD
 # Words hold no JSON: with speech only offered as words, the 0.5B model still tried to write its
 # decision, and '"params":{}}' was said aloud. Braces, brackets and double quotes (and their
 # full-width forms) are not part of anything a companion says.
@@ -264,7 +267,10 @@ def speech_grammar(schema: dict[str, Any] | None, speech: Speech | None, compact
     least = max(0, speech.min_chars - 1)
     # A companion described in Japanese starts its words in Japanese: a small model otherwise
     # drifts into its English assistant voice ("Hello! How can I assist you today?").
-    first = _JAPANESE_START if speech.japanese else '[^{\\s\\["]'
+    if speech.japanese:   # the opening may take up to _KANJI_LEAD characters more: keep within maxLength
+        first, rest, least = _JAPANESE_OPENING, max(0, rest - _KANJI_LEAD), max(0, least - _KANJI_LEAD)
+    else:
+        first = '[^{\\s\\["]'
     words = f"words: /{first}{_WORD_CHARS}{{{least},{rest}}}/\n"
     if schema is None:
         return "%llguidance {}\nstart: words\n" + words

@@ -102,3 +102,28 @@ def test_a_reply_to_a_question_or_to_thanks_is_never_turned_into_an_action(rig) 
     rig.client.publish(Perception(title="heard", body="how do you drive?"))
     said = [next_action(rig), next_action(rig)]
     assert [a.name for a in said] == ["speak", "speak"]
+
+
+DESK = parse_companion({
+    "name": "キボ", "personality": "小さな卓上ロボット。", "story": "去年の春に来ました。",
+    "actions": [{"title": "say", "description": "日本語で話します。", "type": "object",
+                 "properties": {"text": {"type": "string", "minLength": 1}}, "required": ["text"]}],
+    "perceptions": [{"title": "speech", "description": "聞き取った言葉", "type": "string"}],
+    "events": [{"perception": "speech", "action": ["say"], "condition": "話しかけられたら答える。"}]})
+
+
+def test_a_speech_action_of_any_parameter_name_is_held_to_the_companions_language() -> None:
+    """``say {"text": ...}`` is checked like ``speak {"message": ...}``: a Chinese refusal from a
+    Japanese companion is turned back, and the Japanese answer of the next round is said."""
+    desk = BrainRig(DESK, (Action,))
+    try:
+        provider = ScriptedProvider([{"action": "say", "params": {"text": "抱歉，我无法回答这个问题。"}},
+                                     {"action": "say", "params": {"text": "ごめんね、まだ知らないんだ。教えてくれる？"}}])
+        brain = desk.brain(provider)
+        desk.client.publish(Perception(title="speech", body="わたしの名前わかる？"))
+        said = desk.seen[Action].get(timeout=10)
+        assert said.name == "say" and said.params["text"].startswith("ごめんね")
+        rejected = [d for d in decided(brain) if d["problems"]]
+        assert rejected and any("assistant" in p or "Chinese" in p for p in rejected[0]["problems"])
+    finally:
+        desk.close()

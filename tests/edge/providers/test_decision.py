@@ -227,3 +227,23 @@ def test_where_words_may_be_the_reply_speech_comes_only_as_words():
     assert "start: decision | words" in both and '"speak"' not in both
     with pytest.raises(ValueError):
         speech_grammar(None, None, {})
+
+
+def test_a_japanese_companions_words_show_a_kana_early_so_a_chinese_line_cannot_start():
+    """The words rule itself, as a regular expression: Japanese (a kanji name may come first)
+    matches, a Chinese refusal that only shares the kanji and the full-width marks does not,
+    and the words stay within the parameter's maxLength."""
+    import re
+    said = Tool("say", "日本語で話します。", {"type": "object", "required": ["text"],
+                                         "properties": {"text": {"type": "string", "maxLength": 40}}})
+    speech = speech_of([said])
+    assert speech is not None and speech.japanese
+    grammar = speech_grammar(None, speech, {})
+    pattern = re.search(r"words: /(.*)/\n", grammar).group(1)
+    words = re.compile(pattern.encode().decode("unicode_escape"))
+    for japanese in ("おはよう！", "麻布麻衣です。", "キボだよ", "痛いよ！", "富士山だよ。"):
+        assert words.fullmatch(japanese), japanese
+    for chinese in ("抱歉，我无法协助完成这个请求。", "我叫小明。", "你好"):
+        assert not words.fullmatch(chinese), chinese
+    assert words.fullmatch("麻布麻衣麻布" + "あ" * 34) and not words.fullmatch("麻布麻衣麻布" + "あ" * 35)
+    assert all(len(m) <= 40 for m in ("あ" * 40,) if words.fullmatch(m)) and not words.fullmatch("あ" * 41)
