@@ -30,8 +30,10 @@ from edge.providers.base import Tool
 
 _LESS, _MOST, _MORE, _LEAST = "<", "<=", ">", ">="
 _BEFORE_NUMBER = (   # the compound words first: "达到或超过" is at least, not above
-    (re.compile(r"(?:at least|no less than|not less than|达到或超过|达到|至少)\s*$", re.I), _LEAST),
-    (re.compile(r"(?:at most|no more than|up to|not more than)\s*$", re.I), _MOST),
+    (re.compile(r"(?:at least|no less than|not less than|not below|not under|达到或超过|达到|至少|不小于|不低于|不少于|不短于)\s*$",
+                re.I), _LEAST),
+    (re.compile(r"(?:at most|no more than|up to|not more than|not above|not over|不大于|不高于|不多于|不超过|最多)\s*$",
+                re.I), _MOST),
     (re.compile(r"(?:below|under|less than|lower than|closer than|nearer than|fewer than|beneath|低于|小于|少于|不到|不足|"
                 r"近于|短于)\s*$", re.I), _LESS),
     (re.compile(r"(?:above|over|more than|greater than|higher than|further than|farther than|exceeds?|beyond|"
@@ -44,6 +46,14 @@ _AFTER_NUMBER = (
     (re.compile(r"^\s*(?:or more|or above|or higher|or over|以上|或以上|或更多)", re.I), _LEAST),
 )
 _TRIGGER_END = re.compile(r"(?:たら|なら|ときは|時は|とき|場合は?|的时候|时[，,]|時[，,]|后[，,])|[,，:：;；。.](?=\s|$|[^\d])")
+_FURTHER = re.compile(r"\s*(?:(?:and |but )?(?:only )?(?:if|unless|provided)\b|如果|要是|并且|而且|もし)", re.I)
+# "hour 8 or 18", "level is 3": a number right after a field's own word, with no comparison, is that value
+_IS_VALUE = re.compile(r"^\s*(?:is|equals|=|==|of|at|是|为|が|は)?\s*$", re.I)
+# Words that make a condition out of a bare event: a rule whose trigger or consequence has one
+# of them, or a number, and that this reader could not turn into tests is left to the model
+_CONDITIONAL = re.compile(r"\b(?:if|unless|only|provided|fewer|less|more|below|above|under|over|never)\b|如果|只有|除非|"
+                          r"少于|多于|低于|高于|超过|もし|なら|だけ|未満|以上|以下", re.I)
+_GRAMMAR = set("的是否或者在了把被和与也都不没有时候当个一这那就会要")   # pieces with these name nothing
 _NEGATION = re.compile(r"\b(?:not|no longer|isn't|is not|aren't|without)\s+(?:\w+\s+){0,2}$|不|没|未|でない|ない", re.I)
 _NOTHING = re.compile(r"\b(?:do nothing|needs nothing|nothing is needed|nothing to do)\b|何もしない|何もしません|什么都不做|不用做什么|"
                       r"什么也不做", re.I)
@@ -75,6 +85,8 @@ class Test:
             return any(re.search(rf"(?<![a-z]){re.escape(w)}(?![a-z])", words) for w in self.value)
         if self.op == "==":
             return None if got is None else got == self.value
+        if self.op == "in":
+            return None if got is None else got in self.value
         if self.op == "between":
             if isinstance(got, bool) or not isinstance(got, (int, float)):
                 return None
@@ -100,6 +112,8 @@ class Rule:
     tests: tuple[Test, ...]
     nothing: bool
     consequence: str
+    bare: bool = False     # names no condition at all: the reading itself is the event
+
 
     def judge(self, body: dict[str, Any], before: dict[str, Any] | None = None) -> bool | None:
         if not self.tests:
@@ -119,14 +133,25 @@ class Verdict:
 def split(condition: str) -> tuple[str, str]:
     """(trigger, consequence) of a condition; a bracketed note right after the trigger explains
     it and belongs to it ("人が来たら（present が false から true に変わったら）、...")."""
-    m = _TRIGGER_END.search(condition)
+    m = next((m for m in _TRIGGER_END.finditer(condition) if not _inside_brackets(condition, m.start())), None)
     if m is None:
         return condition, ""
     trigger, rest = condition[:m.start()], condition[m.end():]
     note = re.match(r"\s*[(（][^)）]*[)）]", rest)
     if note:
         trigger, rest = trigger + note.group(0), rest[note.end():]
+    # "At feeding time (hour 8 or 18), if the fish were fed fewer than 2 times today, feed...":
+    # a further condition before the consequence belongs to the trigger too
+    more = _FURTHER.match(rest)
+    if more is not None and (end := _TRIGGER_END.search(rest, more.end())) is not None:
+        trigger, rest = f"{trigger}, {rest[:end.start()].strip()}", rest[end.end():]
     return trigger, rest
+
+
+def _inside_brackets(text: str, at: int) -> bool:
+    """A comma inside "（距离不小于30厘米，也没有驼背）" explains the trigger; it does not end it."""
+    before = text[:at]
+    return before.count("(") + before.count("（") > before.count(")") + before.count("）")
 
 
 def _fields(schema: dict[str, Any]) -> dict[str, dict[str, Any]]:
@@ -156,11 +181,32 @@ def _numeric_field(trigger: str, at: int, unit: str | None, fields: dict[str, di
             scored.append((max(positions), name))
     if scored:
         return max(scored)[1]
+    after = trigger[at:at + 40].lower()   # "when 1 or more fish are floating": the words come after it
+    counted = sorted(((sum(w in after for w in _words_of(n, s)), n) for n, s in numeric.items()), reverse=True)
+    if counted and counted[0][0] and (len(counted) == 1 or counted[0][0] > counted[1][0]):
+        return counted[0][1]
     fitting = [n for n, s in numeric.items() if unit and param_unit(n, str(s.get("description", ""))) is not None
                and convert(1.0, unit, param_unit(n, str(s.get("description", ""))) or "") is not None]
     if len(fitting) == 1:
         return fitting[0]
     return next(iter(numeric)) if len(numeric) == 1 else None
+
+
+def _named_right_before(trigger: str, at: int, fields: dict[str, dict[str, Any]]) -> str | None:
+    """The numeric field whose own name-word ends just before the number ("hour 8", "level is 3"),
+    or the field already named when the number follows "or" ("hour 8 or 18")."""
+    before = trigger[:at].lower()
+    for name, spec in fields.items():
+        if spec.get("type") not in ("number", "integer"):
+            continue
+        for word in _words_of(name, {}):
+            end = before.rfind(word)
+            if end < 0:
+                continue
+            gap = before[end + len(word):]
+            if _IS_VALUE.match(gap) or re.fullmatch(r"\s*\d+(?:\.\d+)?\s*(?:or|,|或|か)\s*", gap):
+                return name
+    return None
 
 
 def read_rule(event: EventSpec, schema: dict[str, Any]) -> Rule:
@@ -170,6 +216,7 @@ def read_rule(event: EventSpec, schema: dict[str, Any]) -> Rule:
     tests: list[Test] = []
     lowered = trigger.lower()
     spans = []
+    values: dict[str, list[float]] = {}   # "hour 8 or hour 18": the values a field is said to be
     for low, high, start, end in ranges(trigger):   # "during the day (hour 8 to 17)"
         field = _numeric_field(trigger, start, None, fields)
         if field is not None:
@@ -182,6 +229,8 @@ def read_rule(event: EventSpec, schema: dict[str, Any]) -> Rule:
         op = next((o for rx, o in _BEFORE_NUMBER if rx.search(trigger[:q.start])), None) or \
             next((o for rx, o in _AFTER_NUMBER if rx.match(trigger[q.end:])), None)
         if op is None:
+            if (field := _named_right_before(trigger, q.start, fields)) is not None:
+                values.setdefault(field, []).append(q.value)
             continue
         field = _numeric_field(trigger, q.start, q.unit, fields)
         if field is not None:
@@ -189,14 +238,18 @@ def read_rule(event: EventSpec, schema: dict[str, Any]) -> Rule:
             value = convert(q.value, q.unit, unit) if q.unit and unit else q.value
             tests.append(Test(field, op, value if value is not None else q.value))
     tests = _either_side(tests)
+    tests.extend(Test(field, "in", tuple(said)) for field, said in values.items()
+                 if not any(t.field == field for t in tests))
     for name, spec in fields.items():
         kind = spec.get("type")
         words = _words_of(name, spec)
         if kind == "boolean" and (change := _CHANGE.search(lowered)) is not None and \
                 any(w in lowered[:change.start()] for w in _words_of(name, {})):
             tests.append(Test(name, "became", change.group("to") in _TRUE))
-        elif kind == "boolean":
-            named_words = _words_of(name, {})
+        elif kind == "boolean":   # its name, or a two-character piece of a Chinese/Japanese description ("驼背")
+            others = set().union(*(_pieces(n, o) for n, o in fields.items() if n != name))
+            named_words = _words_of(name, {}) | {w for w in _pieces(name, spec) - others
+                                                 if not w.isascii() and not set(w) & _GRAMMAR}
             hits = [m for w in named_words for m in re.finditer(re.escape(w), lowered)]
             if hits:
                 first = min(h.start() for h in hits)
@@ -209,12 +262,15 @@ def read_rule(event: EventSpec, schema: dict[str, Any]) -> Rule:
                             for w in said if len(w) >= 2)]
             if len(named) == 1:
                 tests.append(Test(name, "==", named[0]))
+            elif len(named) > 1 and re.search(r"\b(?:or|either)\b|或|还是|か", lowered):   # "sound is whine or howl"
+                tests.append(Test(name, "in", tuple(named)))
         elif kind == "array":
             nouns = [w for w in _WORD.findall(lowered) if w not in words and w not in _FUNCTION_WORDS]
             if nouns and any(w in lowered for w in words) or nouns and len(fields) <= 4:
                 tests.append(Test(name, "contains", tuple(nouns)))
     opening = re.split(r"(?<=[.。!！])\s*", consequence.strip(), maxsplit=1)[0]
-    return Rule(event, tuple(tests), _NOTHING.search(opening) is not None, consequence.strip())
+    bare = not quantities(trigger) and _CONDITIONAL.search(trigger) is None
+    return Rule(event, tuple(tests), _NOTHING.search(opening) is not None, consequence.strip(), bare)
 
 
 def _pieces(name: str, spec: dict[str, Any]) -> set[str]:
@@ -288,7 +344,7 @@ class EventRules:
             return None
         before, self._last[title] = self._last.get(title), body
         verdicts = [(rule, rule.judge(body, before)) for rule in rules]
-        if len(rules) == 1 and not rules[0].tests and not rules[0].nothing:
+        if len(rules) == 1 and not rules[0].tests and not rules[0].nothing and rules[0].bare:
             verdicts = [(rules[0], True)]   # "When the doorbell rings, ...": the reading is the event
         held = next((rule for rule, v in verdicts if v is True), None)
         return Verdict(held, all(v is False for _, v in verdicts))

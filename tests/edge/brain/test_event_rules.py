@@ -131,3 +131,63 @@ def test_a_japanese_companion_may_say_a_few_kanji() -> None:
     mai = parse_companion({"name": "麻布麻衣", "personality": "東京の大学生です。", "actions": []})
     assert out_of_character("麻布麻衣", mai) is None
     assert out_of_character("今天天气很好，我们去公园散步吧。", mai) is not None
+
+
+CLOCK = {"type": "object", "properties": {
+    "hour": {"type": "integer", "minimum": 0, "maximum": 23, "description": "Hour of the day."},
+    "feedings_today": {"type": "integer", "description": "How many times the fish have been fed so far today."}}}
+POSTURE = {"type": "object", "properties": {
+    "distance_cm": {"type": "number", "description": "孩子眼睛到书本的距离（厘米）"},
+    "slouching": {"type": "boolean", "description": "孩子是否驼背或者趴在桌子上"}}}
+TANK_VIEW = {"type": "object", "properties": {
+    "fish_visible": {"type": "integer", "description": "How many fish the camera can see right now."},
+    "floating_fish": {"type": "integer", "description": "How many fish are floating motionless."}}}
+SOUND = {"type": "object", "properties": {"sound": {"type": "string", "enum": ["bark", "whine", "howl", "meow"]}}}
+
+
+def test_a_further_if_clause_and_values_said_after_a_fields_word_belong_to_the_trigger() -> None:
+    feeding = rule("At feeding time (hour 8 or hour 18), if the fish have been fed fewer than 2 times today, "
+                   "feed 2 portions. Never feed more than twice a day.", CLOCK)
+    assert feeding.judge({"hour": 18, "feedings_today": 1}) is True
+    assert feeding.judge({"hour": 18, "feedings_today": 2}) is False     # fed twice already
+    assert feeding.judge({"hour": 12, "feedings_today": 0}) is False     # not feeding time
+    assert feeding.consequence.startswith("feed 2 portions")
+
+
+def test_chinese_negated_comparisons_and_a_note_in_brackets_with_a_comma_inside() -> None:
+    fine = rule("坐姿正确（距离不小于30厘米，也没有驼背）时，什么都不做，不打扰孩子学习。", POSTURE)
+    assert fine.nothing
+    assert fine.judge({"distance_cm": 45, "slouching": False}) is True
+    assert fine.judge({"distance_cm": 25, "slouching": False}) is False
+    assert fine.judge({"distance_cm": 45, "slouching": True}) is False
+    slouch = rule("孩子驼背或者趴在桌子上时，提醒孩子把背挺直坐好。", POSTURE)
+    assert slouch.judge({"distance_cm": 45, "slouching": True}) is True
+    close = rule("孩子眼睛离书本的距离小于30厘米时，提醒孩子坐远一点。", POSTURE)
+    assert [t.field for t in close.tests] == ["distance_cm"]         # "孩子" names both fields: neither
+    assert rule("距离不超过20厘米时，提醒。", POSTURE).judge({"distance_cm": 20, "slouching": False}) is True
+
+
+def test_a_count_whose_field_is_named_after_it_and_an_enum_said_as_either_value() -> None:
+    floating = rule("When 1 or more fish are floating, alert the owner with high urgency.", TANK_VIEW)
+    assert floating.judge({"fish_visible": 6, "floating_fish": 1}) is True
+    assert floating.judge({"fish_visible": 6, "floating_fish": 0}) is False
+    crying = rule("When a pet whines or howls (sound is whine or howl), play gentle calming words.", SOUND)
+    assert [crying.judge({"sound": s}) for s in ("whine", "howl", "bark")] == [True, True, False]
+
+
+def test_a_lone_rule_with_a_condition_this_reader_cannot_read_is_left_to_the_model() -> None:
+    doorbell = {"type": "object", "properties": {"door": {"type": "string"}}}
+    companion = parse_companion({
+        "name": "Nell", "personality": "A hub.", "actions": [{"title": "speak", "description": "Say it.", "type": "object",
+                                                             "properties": {"message": {"type": "string"}}}],
+        "perceptions": [{"title": "bell", "description": "A ring.", "type": "object", "properties": doorbell["properties"]},
+                        {"title": "clock", "description": "A tick.", "type": "object",
+                         "properties": {"tick": {"type": "integer"}}}],
+        "events": [{"perception": "bell", "action": ["speak"], "condition": "When the doorbell rings, say who is there."},
+                   {"perception": "clock", "action": ["speak"],
+                    "condition": "Only when the family is asleep and the moon is full, hum softly."}]})
+    rules = EventRules(companion)
+    rang = rules.judge("bell", {"door": "front"})
+    assert rang is not None and rang.held is not None                  # the reading is the event
+    ticked = rules.judge("clock", {"tick": 1})
+    assert ticked is not None and ticked.held is None and not ticked.all_failed
