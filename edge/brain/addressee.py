@@ -32,6 +32,9 @@ _OPENERS = {"hello", "hi", "hey", "okay", "ok", "yes", "yeah", "yep", "no", "nop
             "goodnight", "bye", "goodbye", "cheers", "first", "actually", "honestly", "anyway", "ready", "quick",
             "careful", "guess", "see", "remember", "tomorrow", "today", "tonight", "later", "again", "kiddo", "little",
             "say", "tell", "let", "lets", "let's", "take", "give", "show", "turn", "play", "watch", "check", "try"}
+# What may follow a request on its own: "Party mode, please!", "Lights off, now!", "二つ、お願い"
+_ONLY_POLITE = re.compile(r"(?:please|pls|now|right now|thanks|thank you|quick|quickly|asap|again|too|"
+                          r"お願い|おねがい|お願いします|ください|下さい|请|谢谢|快点)\s*[.!?。！？~]*", re.IGNORECASE)
 _CALL = re.compile(r"^\s*([^,，、!！?？:：]{1,24}?)\s*[,，、!！:：]\s*(?=\S{2,})")   # a call, then what is said
 _HONORIFIC = re.compile(r"^(.+?)(さん|くん|君|ちゃん|様|先生|老师|同学)$")
 _CJK_NAME = re.compile(r"^(?:小|老|阿)[\u4e00-\u9fff]$")
@@ -65,6 +68,8 @@ def called_elsewhere(text: str, own_names: list[str]) -> str | None:
         return called
     if _CJK_NAME.match(called):
         return called
+    if _ONLY_POLITE.fullmatch(_plain(text[m.end():])):   # "Party mode, please!": what is asked, not a name
+        return None
     if 1 <= len(words) <= 2 and called[:1].isupper() and called.isascii() and words[0] not in _OPENERS \
             and all(w.isalpha() for w in words):
         return called

@@ -107,7 +107,8 @@ class Reading:
             return []
         best = self.ranked[0][1]
         near = [(name, score) for name, score in self.ranked if score >= best - NEAR]
-        named = [(name, score) for name, score in near if name in self.worded]
+        named = [(name, score) for name, score in near if name in self.worded] or \
+            [(name, score) for name, score in near if name in self.valued]   # "...to the grill": broil
         if len(named) == 1:
             name, score = named[0]
             needed = QUESTION_MARGIN if self.question else VALUED_MARGIN if name in self.valued else WORDED_MARGIN

@@ -87,6 +87,7 @@ _DIGITS = re.compile(r"(?<![A-Za-z0-9.])(\d{1,3}(?:,\d{3})+|\d+(?:\.\d+)?)(?![\d
 _RANGE = re.compile(r"(?<![A-Za-z0-9.])(\d+(?:\.\d+)?)\s*(?:to|-|–|~|〜|～|到|から|至)\s*(\d+(?:\.\d+)?)(?![\d])")
 _CJK_PERCENT = re.compile(r"百分之([〇零一二两三四五六七八九十百]+|\d+)")                  # 百分之三十: 30 %
 _CJK_AND_A_HALF = re.compile(r"([〇零一二两三四五六七八九十]+|\d+)\s*[个個]半\s*(小时|小時|钟头|钟頭)")   # 一个半小时
+_CJK_HALF = re.compile(r"(?<![〇零一二两三四五六七八九十个個\d])半[个個]?(小时|小時|钟头|钟頭|分钟|分鐘)")   # 半小时: half an hour
 _CJK_RUN = re.compile(r"[〇零一二两兩三四五六七八九十百千]+(?:点[〇零一二三四五六七八九]+)?")
 _KANA_RUN = re.compile(r"(?:きゅう|じゅう|ひゃく|いち|さん|よん|ろく|なな|はち|ご|に)+")
 
@@ -181,11 +182,15 @@ def _quantities(text: str) -> tuple[Quantity, ...]:
     for m in _CJK_AND_A_HALF.finditer(text):
         said = m.group(1)
         special.append(Quantity((float(said) if said.isdigit() else _cjk(said) or 0.0) + 0.5, "h", m.start(), m.end()))
+    for m in _CJK_HALF.finditer(text):
+        special.append(Quantity(0.5, "min" if "分" in m.group(1) else "h", m.start(), m.end()))
     found: list[tuple[int, int, float]] = []
     for m in _DIGITS.finditer(lowered):
         found.append((m.start(), m.end(), float(m.group(1).replace(",", ""))))
     for m in _EN_RUN.finditer(lowered):
         value = _english(m.group(0))
+        if value is None and m.group(0) in ("a", "an") and _unit_after(lowered, m.end())[0] is not None:
+            value = 1.0   # "a minute and a half", "an hour"
         if value is not None and not any(s < m.end() and m.start() < e for s, e, _ in found):
             found.append((m.start(), m.end(), value))
     for m in _CJK_RUN.finditer(text):   # a lone 一 is in many words (一緒, 一番): a number only before a unit
@@ -200,7 +205,7 @@ def _quantities(text: str) -> tuple[Quantity, ...]:
                 found.append((m.start(), m.end(), value))
     out: list[Quantity] = list(special)
     for start, end, value in sorted(found):
-        if any(q.start <= start < q.end for q in special):
+        if any(q.start <= start < q.end for q in out):   # inside one read already ("... and a half")
             continue
         unit, after = _unit_after(lowered if lowered[end:end + 1].isascii() else text, end)
         if unit is not None:

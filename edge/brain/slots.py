@@ -178,8 +178,18 @@ def enum_words(spec: dict[str, Any]) -> dict[Any, set[str]]:
             words = {value.lower(), value.replace("_", " ").lower()}
             words.update(m.group(1) for m in re.finditer(
                 rf"([^\s、。,;()（）:：]+)\s*[(（]\s*{re.escape(value)}\s*[)）]", description))
+            # "broil (grill, top heat only)": short words in brackets right after the value name it too
+            for m in re.finditer(rf"(?<![\w]){re.escape(value)}\s*[(（]([^)）]*)[)）]", description, re.IGNORECASE):
+                words.update(w.strip().lower() for w in re.split(r"[,，、/;]", m.group(1))
+                             if 0 < len(w.split()) <= 2 and len(w.strip()) >= 3)
+            words.update(_adverbs(words))
             out[value] = words
     return out
+
+
+def _adverbs(words: set[str]) -> set[str]:
+    """"gently" for gentle, "slowly" for slow: how a value is said of the doing."""
+    return {w[:-2] + "ly" if w.endswith("le") else w + "ly" for w in words if w.isascii() and w.isalpha() and len(w) >= 4}
 
 
 def _enum_choice(spec: dict[str, Any], text: str, said: set[str]) -> Any:

@@ -78,7 +78,8 @@ def test_words_for_someone_else_or_no_words_at_all() -> None:
                   "小王，你往后站一点", "田中さん、ちょっと来て", "hmm", "嗯", "えーと"):
         assert not_for_us(other, own) is not None, other
     for ours in ("Pip, look left", "Hello, who are you?", "Okay, set a timer", "What's your name?",
-                 "Thanks, that was fun", "Look, a bird!", "Hmm, what time is it?", "Buddy, come here"):
+                 "Thanks, that was fun", "Look, a bird!", "Hmm, what time is it?", "Buddy, come here",
+                 "Party mode, please!", "Reading light, now!"):   # a request followed only by "please"
         assert not_for_us(ours, own) is None, ours
 
 

@@ -12,6 +12,11 @@ from edge.providers.base import Tool
 
 @pytest.mark.parametrize("text, expected", [
     ("turn right ninety degrees", [(90, "deg")]),
+    ("Set a timer for a minute and a half.", [(1.5, "min")]),     # "a" before a unit is one of it
+    ("wait an hour", [(1, "h")]),
+    ("我要学习半小时，帮我计时", [(0.5, "h")]),                     # 半小时: half an hour
+    ("半分钟以后", [(0.5, "min")]),
+    ("一个半小时", [(1.5, "h")]),
     ("a quarter turn to the left please", [(0.25, "turn")]),
     ("drive half a metre", [(0.5, "m")]),
     ("two and a half metres forward", [(2.5, "m")]),

@@ -72,3 +72,17 @@ def test_pinned_values_are_consts_and_complete_means_nothing_left_open():
     assert pinned.parameters["properties"]["x"]["const"] == values["x"]
     assert "const" not in pinned.parameters["properties"]["y"] and move.parameters["properties"]["x"].get("const") is None
     assert complete(move, values) and not complete(move, {"x": -0.2})
+
+
+def test_an_enum_value_by_the_short_words_in_brackets_after_it_and_as_an_adverb():
+    """"broil (grill, top heat only)" is said "the grill"; "gentle (slow, calm)" is said "gently"."""
+    oven = Tool("set_oven_mode", "Choose how the oven heats.", {"type": "object", "properties": {"mode": {
+        "type": "string", "enum": ["bake", "convection", "broil"],
+        "description": "bake (normal, top and bottom heat), convection (fan oven, fan-assisted), broil (grill, top heat only)."}}})
+    stir = Tool("stir", "Stir the pot.", {"type": "object", "properties": {"speed": {
+        "type": "string", "enum": ["gentle", "normal", "fast"], "description": "gentle (slow, calm), normal, fast (quick, vigorous)."}}})
+    assert settled(oven, "Switch the oven over to the grill, I want the cheese browned.") == {"mode": "broil"}
+    assert settled(oven, "Use the fan oven for the cookies") == {"mode": "convection"}
+    assert settled(stir, "stir the sauce gently") == {"speed": "gentle"}
+    assert settled(stir, "stir it quickly") == {"speed": "fast"}
+    assert settled(stir, "stir the sauce") == {}
