@@ -61,6 +61,11 @@ class Acts(Protocol):
         """The turn's cancel, for a provider call to watch."""
         ...
 
+    def last_params(self, name: str) -> dict[str, Any]:
+        """The params the last ``name`` action was sent with (empty: never sent): where a setting
+        is, for "a little brighter" (relative.py)."""
+        ...
+
 
 class Acting:
     """The brain's ``Acts``: one per companion, shared by its turn and its slash commands."""
@@ -77,6 +82,7 @@ class Acting:
         self.estop_engaged = False
         self.turn_cancel = threading.Event()      # the turn in progress's; set by an engaged estop or a barge-in
         self.cancel_why = "emergency stop"
+        self._last_params: dict[str, dict[str, Any]] = {}
         self.spoken_ids: collections.deque[str] = collections.deque(maxlen=32)   # our recent speech actions
 
     def new_turn(self) -> None:
@@ -110,6 +116,9 @@ class Acting:
     def perform(self, name: str, params: dict[str, Any], source_id: str) -> ActionResult | None:
         return self.send(name, params, source_id)()
 
+    def last_params(self, name: str) -> dict[str, Any]:
+        return self._last_params.get(name, {})
+
     def send(self, name: str, params: dict[str, Any], source_id: str) -> Wait:
         """Publish one action now; the returned call waits for its result (None after
         ``result_timeout_s``). A streamed reply's first clause is sent while the model writes on.
@@ -126,6 +135,7 @@ class Acting:
             return lambda: result
         if name in SPEECH_ACTIONS:
             self.spoken_ids.append(action.id)
+        self._last_params[name] = dict(params)
         sent = self.action_client.send(action, on_sent=lambda: self.observer(
             "action", {"perception_id": source_id, "action": action.to_dict()}))
 

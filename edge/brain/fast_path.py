@@ -22,6 +22,7 @@ from edge.brain.acting import Acts
 from edge.brain.intent import says
 from edge.brain.memory import ConversationMemory
 from edge.brain.sentence_examples import rule_words
+from edge.brain.relative import relative_values
 from edge.brain.slots import complete, enum_words, pin, settled, usual
 from edge.brain.state import BrainState
 from edge.log import get_logger
@@ -117,7 +118,8 @@ class FastPath:
         whole = perception.body_text()   # an option chosen by meaning reads all that was said
         # the command's own sentence first; what it leaves open, the rest of what was said may
         # settle ("What's that on your right? Go check it out": the look goes right)
-        values = [_chosen(tool, usual(tool, {**self._hinted(tool.name, text), **settled(tool, whole), **settled(tool, text)},
+        values = [_chosen(tool, usual(tool, {**self._hinted(tool.name, text), **settled(tool, whole), **settled(tool, text),
+                                             **relative_values(tool, text, self.acts.last_params(tool.name))},
                                       text), whole, choose) for tool in tools]
         if len(tools) == 1 and complete(tools[0], values[0]):
             latency = time.perf_counter() - started

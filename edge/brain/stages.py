@@ -39,6 +39,7 @@ from edge.brain.novelty import ViewMemory
 from edge.brain.retrieval import choose_tools, perception_query
 from edge.brain.sentence_examples import sentence_examples
 from edge.brain.turn import TurnOutcome, TurnRunner, messaging_tool
+from edge.brain.relative import relative_values
 from edge.brain.slots import complete, pin
 from edge.protocol.companion import Companion, validate_params
 from edge.protocol.payloads import ActionResult, Perception
@@ -177,6 +178,9 @@ class TurnStages:
             draft.tools.append(messaging_tool(others))
         draft.described = list(draft.tools)   # the prompt describes these every turn; the offer below may narrow
         draft.tools = prompt.ground_tools(draft.tools, draft.perception)
+        if draft.perception.format == "text":   # "a little brighter": from where the setting is
+            text = draft.perception.body_text()
+            draft.tools = [pin(t, relative_values(t, text, self.acts.last_params(t.name))) for t in draft.tools]
         draft.system = self.system_text(draft.perception.title)
 
     def meaning(self, draft: Draft) -> None:

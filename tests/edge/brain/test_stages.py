@@ -92,6 +92,9 @@ class RecordingActs:
     def cancel_event(self):
         raise AssertionError("the fast path calls no model")
 
+    def last_params(self, name: str) -> dict[str, Any]:
+        return next((dict(p) for n, p, _ in reversed(self.performed) if n == name), {})
+
 
 def test_the_fast_path_acts_through_the_interface_alone():
     acts = RecordingActs()
