@@ -95,6 +95,7 @@ class Reading:
     telling: bool = False                          # a question with a question word, or news: never a command
     text: str = ""                                 # the part of the sentence read (a command's own clause)
     valued: set[str] = field(default_factory=set)   # actions one of whose parameter values was named ("おじぎ": bow)
+    request: bool = False                          # asked as a request ("could you", "てくれる？", "please")
 
     @property
     def margin(self) -> float:
@@ -111,7 +112,8 @@ class Reading:
             [(name, score) for name, score in near if name in self.valued]   # "...to the grill": broil
         if len(named) == 1:
             name, score = named[0]
-            needed = QUESTION_MARGIN if self.question else VALUED_MARGIN if name in self.valued else WORDED_MARGIN
+            needed = QUESTION_MARGIN if self.question else \
+                VALUED_MARGIN if name in self.valued or self.request else WORDED_MARGIN   # "上を向いてくれる？"
             return [name] if score - self.talk >= needed else []
         if self.margin < (QUESTION_MARGIN if self.question else COMMAND_MARGIN):
             return []
@@ -185,7 +187,7 @@ class CommandSense:
         news = bool(parts) and _STATEMENT.search(parts[0]) is not None and not request and not ordered
         telling = _WH.search(plain) is not None or news or _THANKS.search(plain) is not None   # "thanks for ..." is talk
         return Reading(ranked=ranked, talk=scores[-1], says_no=no, worded=worded, question=question,
-                       telling=telling, text=text, valued=valued)
+                       telling=telling, text=text, valued=valued, request=request)
 
     def _bank(self, ranker: EmbeddingRanker) -> PassageBank:
         """Both banks (every action's passages, then talk), embedded and stacked once per ranker."""
@@ -308,8 +310,45 @@ def _described_pieces(descriptions: dict[str, str]) -> dict[str, set[str]]:
     "烧水", "音量"): a file without sentence templates still names its actions in its own words.
     Only pieces no other action's description has count (``_own_words``)."""
     return {name: {run[i:i + 2] for run in _CJK_RUN.findall(text) for i in range(len(run) - 1)
-                   if not set(run[i:i + 2]) & _FUNCTION_CHARS}
+                   if not set(run[i:i + 2]) & _FUNCTION_CHARS} | _verb_forms(text)
             for name, text in descriptions.items()}
+
+
+# A Japanese verb in the polite form a description uses ("方向を見ます", "写真を撮ります", "うなずきます")
+_MASU = re.compile(r"([\u4e00-\u9fff]?[\u3041-\u3093]{0,5}?|[\u4e00-\u9fff][\u3041-\u3093]{0,2}?)ます")
+_PARTICLES = "をにではがとのもへやって"
+_TE = {"り": "って", "ち": "って", "い": "って", "み": "んで", "び": "んで", "に": "んで", "き": "いて", "ぎ": "いで"}
+
+
+_TE_FORM = re.compile(r"[\u4e00-\u9fff][\u3041-\u3093]?(?:って|んで|いて|いで)")   # "写真を撮って": as said
+
+
+def _verb_forms(text: str) -> set[str]:
+    """The て-forms a person asks with, of each verb a Japanese description uses politely: "見ます"
+    is asked "見て", "撮ります" "撮って", "うなずきます" "うなずいて" (not "見せて": that is another verb)."""
+    forms = set(_TE_FORM.findall(text))
+    for m in _MASU.finditer(text):
+        stem = m.group(1)
+        if stem[-1:] == "し" and m.start() > 0 and _is_kanji(text[m.start() - 1]):
+            continue   # 移動します, 保存します: a noun with する, read by its own two characters
+        cut = max(stem.rfind(p) for p in _PARTICLES)
+        stem = stem[cut + 1:] if cut >= 0 and not _is_kanji(stem[0]) else stem
+        if not stem or stem in ("し", "あり", "い") or (len(stem) < 3 and not _is_kanji(stem[0])):
+            continue   # する, ある, いる: no verb of its own
+        last = stem[-1]
+        if last == "し":
+            forms.add(stem + "て")
+        elif last in _TE and len(stem) > 1:
+            forms.add(stem[:-1] + _TE[last])
+            if last in "いき" and _is_kanji(stem[-2]):   # 起きます: ichidan too
+                forms.add(stem + "て")
+        else:   # 見ます, 変えます, 見せます: ichidan
+            forms.update({stem + "て", stem + "る"})
+    return forms
+
+
+def _is_kanji(char: str) -> bool:
+    return "\u4e00" <= char <= "\u9fff"
 
 
 # Characters of grammar, not of meaning: a piece with one of them names no action ("个时" of 某个时刻).

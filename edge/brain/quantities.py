@@ -87,7 +87,9 @@ _DIGITS = re.compile(r"(?<![A-Za-z0-9.])(\d{1,3}(?:,\d{3})+|\d+(?:\.\d+)?)(?![\d
 _RANGE = re.compile(r"(?<![A-Za-z0-9.])(\d+(?:\.\d+)?)\s*(?:to|-|–|~|〜|～|到|から|至)\s*(\d+(?:\.\d+)?)(?![\d])")
 _CJK_PERCENT = re.compile(r"百分之([〇零一二两三四五六七八九十百]+|\d+)")                  # 百分之三十: 30 %
 _CJK_AND_A_HALF = re.compile(r"([〇零一二两三四五六七八九十]+|\d+)\s*[个個]半\s*(小时|小時|钟头|钟頭)")   # 一个半小时
-_CJK_HALF = re.compile(r"(?<![〇零一二两三四五六七八九十个個\d])半[个個]?(小时|小時|钟头|钟頭|分钟|分鐘)")   # 半小时: half an hour
+# 半小时 (half an hour), 半メートル (half a metre); not 半分 ("half" in Japanese)
+_CJK_HALF = re.compile(r"(?<![〇零一二两三四五六七八九十个個\d])半[个個]?(小时|小時|钟头|钟頭|分钟|分鐘|時間|メートル|米|リットル|升)")
+_HALF_UNITS = {"分钟": "min", "分鐘": "min", "メートル": "m", "米": "m", "リットル": "l", "升": "l"}
 _CJK_RUN = re.compile(r"[〇零一二两兩三四五六七八九十百千]+(?:点[〇零一二三四五六七八九]+)?")
 _KANA_RUN = re.compile(r"(?:きゅう|じゅう|ひゃく|いち|さん|よん|ろく|なな|はち|ご|に)+")
 
@@ -183,7 +185,7 @@ def _quantities(text: str) -> tuple[Quantity, ...]:
         said = m.group(1)
         special.append(Quantity((float(said) if said.isdigit() else _cjk(said) or 0.0) + 0.5, "h", m.start(), m.end()))
     for m in _CJK_HALF.finditer(text):
-        special.append(Quantity(0.5, "min" if "分" in m.group(1) else "h", m.start(), m.end()))
+        special.append(Quantity(0.5, _HALF_UNITS.get(m.group(1), "h"), m.start(), m.end()))
     found: list[tuple[int, int, float]] = []
     for m in _DIGITS.finditer(lowered):
         found.append((m.start(), m.end(), float(m.group(1).replace(",", ""))))

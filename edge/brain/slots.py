@@ -18,7 +18,7 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from edge.brain.quantities import param_unit, quantities
+from edge.brain.quantities import convert, param_unit, quantities
 from edge.brain.slot_numbers import LITTLE, extremes, numbers_for
 from edge.protocol.number_words import english, japanese
 from edge.providers.base import Tool
@@ -49,8 +49,6 @@ _NUMBER = r"[+\-−]?\s*\d+(?:\.\d+)?"
 _AFTER = re.compile(rf"[(（]\s*({_NUMBER}|[+\-−])\s*[)）]|が\s*({_NUMBER}|正|負)")
 # A value before its words, to the end of the clause: "0 is slow", "1 is a very excited one".
 _BEFORE = re.compile(rf"({_NUMBER})\s+(?:is|means)\b")
-_DISTANCE = re.compile(r"(\d+(?:\.\d+)?|half a|one|two|three|a)\s*(cm|centimet(?:re|er)s?|m\b|met(?:re|er)s?|センチ|メートル)",
-                       re.IGNORECASE)
 _METRES = re.compile(r"metre|meter|メートル|\(m\)|（m）", re.IGNORECASE)
 _COUNT_WORDS = re.compile(r"how many|number of|times|count|回|度|何", re.IGNORECASE)
 
@@ -103,14 +101,8 @@ def _anchor(concept: str, raw: str) -> Anchor:
 
 
 def amount(text: str) -> float | None:
-    """A distance the sentence names, in metres ("50 cm", "one metre"), or None."""
-    m = _DISTANCE.search(text)
-    if not m:
-        return None
-    number = {"half a": 0.5, "one": 1.0, "two": 2.0, "three": 3.0, "a": 1.0}.get(m.group(1).lower())
-    value = number if number is not None else float(m.group(1))
-    unit = m.group(2).lower()
-    return value / 100 if unit.startswith(("c", "セ")) else value
+    """A distance the sentence names, in metres ("50 cm", "one metre", "半メートル"), or None."""
+    return next((metres for q in quantities(text) if q.unit and (metres := convert(q.value, q.unit, "m")) is not None), None)
 
 
 def count(text: str) -> int | None:
@@ -180,8 +172,8 @@ def enum_words(spec: dict[str, Any]) -> dict[Any, set[str]]:
                 rf"([^\s、。,;()（）:：]+)\s*[(（]\s*{re.escape(value)}\s*[)）]", description))
             # "broil (grill, top heat only)": short words in brackets right after the value name it too
             for m in re.finditer(rf"(?<![\w]){re.escape(value)}\s*[(（]([^)）]*)[)）]", description, re.IGNORECASE):
-                words.update(w.strip().lower() for w in re.split(r"[,，、/;]", m.group(1))
-                             if 0 < len(w.split()) <= 2 and len(w.strip()) >= 3)
+                words.update(w.strip().lower() for w in re.split(r"[,，、/;・]", m.group(1))
+                             if 0 < len(w.split()) <= 2 and len(w.strip()) >= (3 if w.isascii() else 2))
             words.update(_adverbs(words))
             out[value] = words
     return out
@@ -219,7 +211,10 @@ def takes_distance(tool: Tool) -> bool:
     ("back (-) or forward (+)"), sized by the metres a sentence names. "50 cm to the left" asks
     for such an action, never for a look."""
     props = tool.parameters.get("properties") if isinstance(tool.parameters, dict) else None
-    return any(isinstance(spec, dict) and any(a.sign for a in anchors(str(spec.get("description", ""))))
+    def by_sign(spec: dict[str, Any]) -> bool:   # "right is +, left is -", not "left is -1, right is 1" (a pointing range)
+        marks = anchors(str(spec.get("description", "")))
+        return any(a.sign for a in marks) and not any(a.value is not None for a in marks)
+    return any(isinstance(spec, dict) and by_sign(spec)
                and param_unit(name, str(spec.get("description", ""))) != "deg"   # a turn by degrees goes nowhere
                for name, spec in (props or {}).items())
 

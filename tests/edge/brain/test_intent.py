@@ -225,3 +225,24 @@ def test_a_word_only_one_template_rule_uses_fixes_that_rules_params():
     mai = load_companion(COMPANIONS / "azabu-mai.json")
     offered, acted, routes = _decide(mai, "聞こえてたら頷いて")
     assert offered is None and routes == ["meaning"] and acted == [("gesture", {"name": "nod"})]
+
+
+def test_a_japanese_files_own_verbs_are_heard_in_the_form_a_person_asks_with():
+    """A file without templates: "方向を見ます" is asked "見て" (not "見せて", another verb),
+    "撮って" and "うなずきます" as said; a polite request naming one action is that action."""
+    from edge.brain.intent import _verb_forms
+    assert _verb_forms("指定した方向を見ます。") == {"見て", "見る"}
+    assert "うなずいて" in _verb_forms("頭を縦に振ってうなずきます。")
+    assert "撮って" in _verb_forms("カメラで写真を撮って、アルバムに保存します。")
+    assert "進んで" in _verb_forms("前に進みます")
+    assert _verb_forms("机の上を移動します。") == set()          # 移動 is read as its own two characters
+    desk = load_companion(REPO / "bench" / "blind" / "companions" / "kibo.json")
+    if not isinstance(default_ranker(), EmbeddingRanker):
+        pytest.skip("the meaning read needs the sentence encoder")
+    sense = CommandSense(desk, prompt.offered_tools(desk, "speech", True))
+    assert sense.asks_for("キボ、左を見て") == ["look"]
+    assert sense.asks_for("ちょっとだけ上を向いてくれる？") == ["look"]
+    assert sense.asks_for("キボ、三回うなずいて") == ["nod"]
+    assert sense.asks_for("右に20cm動いてもらえますか") == ["move"]
+    assert sense.asks_for("おはよう、キボ") == []
+    assert sense.asks_for("キボ、日本で一番高い山ってどこ？") == []

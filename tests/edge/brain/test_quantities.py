@@ -16,6 +16,8 @@ from edge.providers.base import Tool
     ("wait an hour", [(1, "h")]),
     ("我要学习半小时，帮我计时", [(0.5, "h")]),                     # 半小时: half an hour
     ("半分钟以后", [(0.5, "min")]),
+    ("左に半メートルよけて", [(0.5, "m")]),
+    ("半分にして", []),                                             # 半分: "half", no unit
     ("一个半小时", [(1.5, "h")]),
     ("a quarter turn to the left please", [(0.25, "turn")]),
     ("drive half a metre", [(0.5, "m")]),
