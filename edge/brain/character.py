@@ -36,7 +36,28 @@ def out_of_character(message: str, companion: Companion) -> str | None:
         spoken = None   # a few kanji alone ("麻布麻衣") read as Japanese as well as Chinese
     if spoken is not None and spoken != own:
         return f"is in {NAMES[spoken]}, but {companion.name} speaks {NAMES[own]}: say it in {NAMES[own]}"
-    return invented_age(message, companion)
+    return invented_name(message, companion) or invented_age(message, companion)
+
+
+# "My name is Max", "我叫小明", "我的名字是…", "私の名前はハナです", "ハナと申します": a name the reply gives itself
+_NAME_CLAIM = re.compile(
+    r"\b(?i:my name(?:'s| is))\s+([A-Z][\w\-]*(?:\s[A-Z][\w\-]*)?)|\b(?i:i'm|i am) called\s+([A-Z][\w\-]*)"
+    r"|\b(?i:call me)\s+([A-Z][\w\-]*)"
+    r"|我(?:叫|的名字(?:是|叫))\s*([\u4e00-\u9fffA-Za-z]{1,6}?)(?=[，。！,.!\s]|$|，|是)"
+    r"|(?:私|わたし|僕|ぼく|あたし)の名前は\s*([^\s、。！!]{1,8}?)(?:です|だよ|だ|よ|。|！|$)"
+    r"|([^\s、。！!]{1,8}?)と申します")
+
+
+def invented_name(message: str, companion: Companion) -> str | None:
+    """Why ``message`` gives the companion a name that is not its own ("我叫小明" from 小学), or None."""
+    m = _NAME_CLAIM.search(message)
+    if m is None:
+        return None
+    claimed = next(g for g in m.groups() if g).strip().lower()
+    own = companion.name.strip().lower()
+    if not claimed or claimed in own or own in claimed:
+        return None
+    return f"calls itself {claimed!r}, but its name is {companion.name}: say {companion.name}"
 
 _AGE = re.compile(
     r"\b(?:i am|i'm|im|my age is|i turned|i just turned)\s+(?:about |around |almost |nearly |just )?"

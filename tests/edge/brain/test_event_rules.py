@@ -192,3 +192,15 @@ def test_a_lone_rule_with_a_condition_this_reader_cannot_read_is_left_to_the_mod
     assert rang is not None and rang.held is not None                  # the reading is the event
     ticked = rules.judge("clock", {"tick": 1})
     assert ticked is not None and ticked.held is None and not ticked.all_failed
+
+
+def test_a_name_the_reply_gives_itself_that_is_not_the_companions_is_out_of_character() -> None:
+    study = parse_companion({"name": "小学", "personality": "一个学习机器人。", "actions": []})
+    desk = parse_companion({"name": "キボ", "personality": "ロボット。", "actions": []})
+    basil = parse_companion({"name": "Basil", "personality": "A kitchen arm.", "actions": []})
+    assert "小学" in (out_of_character("我叫小明，是一个学习机器人。", study) or "")
+    assert "キボ" in (out_of_character("私の名前はハナです。", desk) or "")
+    assert "Basil" in (out_of_character("My name is Max.", basil) or "")
+    for own, companion in (("我叫小学，是你的学习伙伴。", study), ("キボだよ！", desk), ("My name is Basil.", basil),
+                           ("Call me when you need me", basil), ("I am happy to help", basil)):
+        assert out_of_character(own, companion) is None, own
