@@ -48,6 +48,24 @@ _NAME_CLAIM = re.compile(
     r"|([^\s、。！!]{1,8}?)と申します")
 
 
+# A person asking their own name; an answer that admits not knowing it or asks for it
+_ASKS_OWN_NAME = re.compile(r"\b(?:what(?:'s| is) my name|do you know my name|who am i|remember my name)\b|我叫什么|我的名字|"
+                            r"(?:わたし|私|僕|ぼく|俺|あたし)の名前", re.IGNORECASE)
+_NOT_KNOWN = re.compile(r"\b(?:don'?t|do not|didn'?t) know\b|\bnot sure\b|\btell me\b|\bwhat(?:'s| is) your name\b|"
+                        r"不知道|告诉我|还不|你叫什么|わから|分から|知らな|しらな|教えて|おしえて|まだ", re.IGNORECASE)
+
+
+def names_the_person_as_itself(message: str, heard: str, companion: Companion) -> str | None:
+    """Why a reply to "what's my name?" is wrong: it gives the companion's own name and does not
+    say it does not know theirs (the file gives no user's name)."""
+    if not _ASKS_OWN_NAME.search(heard) or _NOT_KNOWN.search(message):
+        return None
+    if companion.name.lower() not in message.lower() and not _NAME_CLAIM.search(message):
+        return None
+    return (f"the person asked their own name, not yours; you do not know it unless they told you: say so "
+            f"and ask them (you are {companion.name})")
+
+
 def invented_name(message: str, companion: Companion) -> str | None:
     """Why ``message`` gives the companion a name that is not its own ("我叫小明" from 小学), or None."""
     m = _NAME_CLAIM.search(message)

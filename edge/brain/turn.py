@@ -30,7 +30,7 @@ from edge.brain.spoken_stream import SpokenStream
 from edge.brain.slots import complete, settled, usual
 from edge.brain.state import BrainState
 from edge.brain.brain_config import BrainConfig
-from edge.brain.character import out_of_character
+from edge.brain.character import names_the_person_as_itself, out_of_character
 from edge.log import get_logger
 from edge.protocol.action_codes import ActionCode
 from edge.protocol.companion import Companion, validate_params
@@ -262,6 +262,9 @@ class TurnRunner:
                 continue
             if isinstance(message, str) and (stepped := out_of_character(message, self.companion)):
                 problems.append(f"{call.name} /message: {stepped}")
+                continue
+            if heard and isinstance(message, str) and (wrong := names_the_person_as_itself(message, heard, self.companion)):
+                problems.append(f"{call.name} /message: {wrong}")
                 continue
             if call.name == SEND_MESSAGE and SEND_MESSAGE in offered:
                 errors = Draft202012Validator(offered[SEND_MESSAGE].parameters).iter_errors(call.args)

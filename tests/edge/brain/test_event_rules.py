@@ -204,3 +204,14 @@ def test_a_name_the_reply_gives_itself_that_is_not_the_companions_is_out_of_char
     for own, companion in (("我叫小学，是你的学习伙伴。", study), ("キボだよ！", desk), ("My name is Basil.", basil),
                            ("Call me when you need me", basil), ("I am happy to help", basil)):
         assert out_of_character(own, companion) is None, own
+
+
+def test_asked_their_own_name_the_companion_does_not_answer_with_its_own() -> None:
+    from edge.brain.character import names_the_person_as_itself
+    nerio = parse_companion({"name": "Nerio", "personality": "A tank keeper.", "actions": []})
+    study = parse_companion({"name": "小学", "personality": "一个学习机器人。", "actions": []})
+    assert names_the_person_as_itself("My name is Nerio.", "Do you know my name?", nerio)
+    assert names_the_person_as_itself("我叫小学！", "小学，你知道我叫什么吗？", study)
+    assert names_the_person_as_itself("I don't know your name yet. What is it?", "Do you know my name?", nerio) is None
+    assert names_the_person_as_itself("我还不知道你的名字，你叫什么？", "你知道我叫什么吗？", study) is None
+    assert names_the_person_as_itself("I'm Nerio!", "What's your name?", nerio) is None   # asked its own
