@@ -76,10 +76,33 @@ def called_elsewhere(text: str, own_names: list[str]) -> str | None:
     return None
 
 
+# The register of a television or radio: forecasts, news openings and hand-overs, in the three
+# languages ("And now the weather", "stay tuned", "続いて天気予報です", "晴れるでしょう", "欢迎收看", "观众朋友们").
+_BROADCAST = re.compile(
+    r"\b(?:and now (?:the|for the) (?:weather|news|sport)|(?:the|tonight'?s|today'?s|weekend|local) (?:weather )?forecast|"
+    r"breaking news|stay tuned|after the break|back to you in the studio|back to the studio|in other news|"
+    r"that'?s all from (?:us|me)|the news at (?:ten|six|nine|\d)|reporting live|live from|sunny spells|scattered showers|"
+    r"highs? of \d+|lows? of \d+|good evening and welcome|you'?re (?:watching|listening to)|here on (?:bbc|channel|radio)|"
+    r"our top stor(?:y|ies)|coming up (?:next|later|after))\b"
+    r"|天気予報|天気です|ニュースです|お伝えします|お送りします|でしょう[。.]?\s*$|続いては|次のニュース|中継です|ご覧の"
+    r"|欢迎收看|欢迎收听|观众朋友们|听众朋友们|各位观众|天气预报|新闻联播|本台记者|以上就是|下面请看|广告之后",
+    re.IGNORECASE)
+
+
+def broadcast(text: str, own_names: list[str]) -> bool:
+    """Words in the register of a television or radio, not calling this companion by name."""
+    lowered = _plain(text)
+    if re.search(r"[?？]\s*$|[吗呢]\s*$|(?:ですか|かな|でしょうか)\s*$", lowered):   # "What's the forecast?": asked
+        return False
+    return _BROADCAST.search(lowered) is not None and not any(n.strip() and n.lower() in lowered for n in own_names)
+
+
 def not_for_us(text: str, own_names: list[str]) -> str | None:
     """Why words heard are not for this companion, or None."""
     if no_words(text):
         return "a sound with no words in it"
+    if broadcast(text, own_names):
+        return "a television or radio, not a person talking to this companion"
     called = called_elsewhere(text, own_names)
     if called is not None:
         return f"said to {called}, not to this companion"

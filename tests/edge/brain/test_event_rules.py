@@ -215,3 +215,14 @@ def test_asked_their_own_name_the_companion_does_not_answer_with_its_own() -> No
     assert names_the_person_as_itself("I don't know your name yet. What is it?", "Do you know my name?", nerio) is None
     assert names_the_person_as_itself("我还不知道你的名字，你叫什么？", "你知道我叫什么吗？", study) is None
     assert names_the_person_as_itself("I'm Nerio!", "What's your name?", nerio) is None   # asked its own
+
+
+def test_a_television_or_radio_is_not_answered_but_a_question_about_the_weather_is() -> None:
+    own = ["Pip"]
+    for tv in ("And now the weather for the weekend: sunny spells in the south", "Breaking news tonight: heavy rain",
+               "続いて明日の天気です。関東地方はおおむね晴れるでしょう。", "观众朋友们，欢迎收看今天的天气预报",
+               "and that's the weather for Tuesday, back to you in the studio"):
+        assert "television" in (not_for_us(tv, own) or ""), tv
+    for ours in ("What's the weather forecast for tomorrow?", "Pip, and now the weather please", "明日は晴れるでしょうか",
+                 "明天天气预报怎么样？", "Turn off the TV, nobody's watching it."):
+        assert not_for_us(ours, own) is None, ours
