@@ -60,3 +60,23 @@ def without_instructions(reply: str, instructions: str) -> str:
         if len(piece) == run and piece.strip() == piece and piece in told:
             return reply[:i].rstrip(" :;,-、。「（(")
     return reply
+
+
+_RECITED_LATIN = 80   # characters in a row from the prompt (its own story, our instructions) that make a recital
+_RECITED_CJK = 32
+
+
+def recites(reply: str, prompt_text: str) -> bool:
+    """True when most of ``reply`` is a long passage of ``prompt_text`` said again: the 0.5B model
+    answered "thanks" and "send me a photo" by reciting its own story, and a question by reading
+    out our instructions ("To speak, reply with just the words to say..."). A phrase of the story
+    in an answer about itself is no recital."""
+    if len(reply) < _RECITED_CJK or not prompt_text:
+        return False
+    match = difflib.SequenceMatcher(None, reply.lower(), prompt_text.lower(), autojunk=False).find_longest_match()
+    cjk = len(_CJK.findall(reply)) > len(reply) // 3
+    return match.size >= (_RECITED_CJK if cjk else _RECITED_LATIN) and match.size >= 0.5 * len(reply)
+
+
+def recital_problem(action: str) -> str:
+    return f"{action} /message: it recites your description or instructions; answer the person in a few words of your own"

@@ -47,6 +47,9 @@ COMMAND_MARGIN = 0.12   # this much closer to an action than to talk: a command
 WORDED_MARGIN = -0.1    # the same for a sentence with a word only that action's templates use
 VALUED_MARGIN = -0.25   # ... that also names one of the action's values ("お客さんにおじぎしてくれる？")
 TIE = 0.05              # actions this close to the best are offered too
+REQUEST_MARGIN = 0.06   # asked as a request ("can you ..."), with one action clearly ahead of the next
+LEAD = 0.15             # ... by this much
+TALK_CLEAR = -0.3       # talk this much closer than any action: only words are offered, however many actions
 NEAR = 0.3              # a template word decides between actions this close
 CHOICE_SCORE = 0.3      # an enum option this close to the sentence, and TIE ahead of the next, is meant
 QUESTION_MARGIN = 0.2   # a question that is no request is a command only this clearly
@@ -115,6 +118,9 @@ class Reading:
             needed = QUESTION_MARGIN if self.question else \
                 VALUED_MARGIN if name in self.valued or self.request else WORDED_MARGIN   # "上を向いてくれる？"
             return [name] if score - self.talk >= needed else []
+        ahead = len(self.ranked) < 2 or best - self.ranked[1][1] >= LEAD
+        if self.request and ahead and self.margin >= REQUEST_MARGIN:   # "can you make sure we buy more eggs?"
+            return [self.ranked[0][0]]
         if self.margin < (QUESTION_MARGIN if self.question else COMMAND_MARGIN):
             return []
         return [name for name, score in self.ranked[:2] if score >= best - TIE]
@@ -252,7 +258,8 @@ class CommandSense:
         # exhausted" got a nod). A large catalogue (trimmed by retrieval) is tools a sentence may
         # ask for indirectly ("It's so dark in here": lights_on), so they stay on offer beside words.
         still = [t for t in tools if not points_somewhere(t)] or tools
-        return Offer(still if many or not words else words, True, text)
+        clearly_talk = reading.margin < TALK_CLEAR and bool(reading.ranked)   # "Good morning!" to a kitchen arm
+        return Offer(still if many and not clearly_talk or not words else words, True, text)
 
 
 class Offer(NamedTuple):

@@ -22,7 +22,7 @@ from jsonschema import Draft202012Validator
 
 from edge.brain import prompt
 from edge.brain.acting import Acts
-from edge.brain.echo import echo_problem, echoes, without_instructions
+from edge.brain.echo import echo_problem, echoes, recital_problem, recites, without_instructions
 from edge.brain.memory import ConversationMemory
 from edge.brain.names import SelfAddress, spoken_names, vocative
 from edge.brain.spoken_calls import SpokenCalls, is_silence
@@ -79,6 +79,7 @@ class TurnRunner:
                                         [Tool(a.title, a.description, a.schema) for a in companion.actions])
         self._calls = ThreadPoolExecutor(max_workers=1, thread_name_prefix=f"llm-{companion.name}")
         self._examples = tuple(prompt.example_turns(companion))   # as constant as the companion file
+        self._system = ""   # the system text of the turn in progress
 
     def close(self) -> None:
         self._calls.shutdown(wait=False, cancel_futures=True)
@@ -101,6 +102,7 @@ class TurnRunner:
         it is turned back, echo.py). ``must_act``: a rule of the companion file applies (its
         actions are the offer), so "none" is no answer."""
         cfg, acts, name = self.config, self.acts, self.companion.name
+        self._system = system   # a reply that recites it is turned back (echo.recites)
         outcome = TurnOutcome()
         seen_failures: set[str] = set()
         text = user_text
@@ -179,7 +181,7 @@ class TurnRunner:
     def _sayable(self, clause: str, tools: list[Tool], heard: str | None) -> str | None:
         """A streamed clause as it may be said now, or None (a call, or the request restated)."""
         words = self.spoken_calls.clause(clause, tools)
-        if words is None or heard and self.restated(words, heard):
+        if words is None or heard and self.restated(words, heard) or recites(words, self._system):
             return None
         return words
 
@@ -262,6 +264,9 @@ class TurnRunner:
                 continue
             if isinstance(message, str) and (stepped := out_of_character(message, self.companion)):
                 problems.append(f"{call.name} /message: {stepped}")
+                continue
+            if isinstance(message, str) and recites(message, self._system):
+                problems.append(recital_problem(call.name))
                 continue
             if heard and isinstance(message, str) and (wrong := names_the_person_as_itself(message, heard, self.companion)):
                 problems.append(f"{call.name} /message: {wrong}")

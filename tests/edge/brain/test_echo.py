@@ -61,3 +61,16 @@ def test_a_reply_that_copies_the_correction_it_read_is_cut_there():
     assert without_instructions("Oh no, that's hard. answer them in your own words.", told) == "Oh no, that's hard."
     assert without_instructions("Oh no, that's hard. Let's study together!", told) == "Oh no, that's hard. Let's study together!"
     assert without_instructions("speak /message: it repeats what the person said", told) == ""
+
+
+def test_a_reply_that_recites_the_prompt_is_told_from_one_that_quotes_a_phrase_of_it():
+    from edge.brain.echo import recites
+    story = ("Penny is a pet-sitting robot. She was switched on for the first time two years ago, and since then "
+             "she has lived in the family's house with a garden in Bristol, keeping Rufus and Miso company.")
+    assert recites("I was switched on for the first time two years ago, and since then she has lived in the "
+                   "family's house with a garden in Bristol.", story)
+    assert not recites("Sure! Here is a snapshot of Rufus.", story)
+    assert not recites("I'm Penny, a pet-sitting robot, two years old in robot years!", story)
+    desk = "キボは、首を左右・上下に動かせる頭と二つの車輪を持つ、小さな卓上ロボットです。人間ではなくロボットなので年齢はありません。"
+    assert recites("首を左右・上下に動かせる頭と二つの車輪を持つ、小さな卓上ロボットです。", desk)
+    assert not recites("キボは小さな卓上ロボットだよ！", desk)
