@@ -47,12 +47,16 @@ COMMAND_MARGIN = 0.12   # this much closer to an action than to talk: a command
 WORDED_MARGIN = -0.1    # the same for a sentence with a word only that action's templates use
 VALUED_MARGIN = -0.25   # ... that also names one of the action's values ("お客さんにおじぎしてくれる？")
 TIE = 0.05              # actions this close to the best are offered too
-REQUEST_MARGIN = 0.06   # asked as a request ("can you ..."), with one action clearly ahead of the next
+REQUEST_MARGIN = -0.05  # asked as a request ("can you ...", "..., please"), with one action clearly ahead of the next
 LEAD = 0.15             # ... by this much
 TALK_CLEAR = -0.3       # talk this much closer than any action: only words are offered, however many actions
 NEAR = 0.3              # a template word decides between actions this close
 CHOICE_SCORE = 0.3      # an enum option this close to the sentence, and TIE ahead of the next, is meant
 QUESTION_MARGIN = 0.2   # a question that is no request is a command only this clearly
+# Verbs a person orders with, whatever the companion ("I'm heading to bed, switch the light to moonlight")
+_IMPERATIVES = {"please", "switch", "turn", "put", "set", "give", "make", "play", "stop", "start", "open", "close", "show",
+                "take", "send", "cancel", "add", "remove", "move", "go", "come", "look", "dim", "raise", "lower", "change",
+                "bring", "get", "let", "keep", "pause", "resume", "tell", "remind", "call", "run", "fetch", "shut"}
 _QUESTION = re.compile(r"[?？]\s*$|(?:の|か)\s*$")
 _REQUEST = re.compile(r"\b(can|could|would|will|won'?t) you\b|\bplease\b|\bhow about\b|てくれ|てもらえ|てほしい|ませんか|て[?？]"
                       r"|お願い|おねがい|ください|下さい|いただけ|できますか", re.IGNORECASE)
@@ -99,6 +103,7 @@ class Reading:
     text: str = ""                                 # the part of the sentence read (a command's own clause)
     valued: set[str] = field(default_factory=set)   # actions one of whose parameter values was named ("おじぎ": bow)
     request: bool = False                          # asked as a request ("could you", "てくれる？", "please")
+    opens_with: set[str] = field(default_factory=set)   # actions one of whose values is the sentence's first word
 
     @property
     def margin(self) -> float:
@@ -113,6 +118,8 @@ class Reading:
         near = [(name, score) for name, score in self.ranked if score >= best - NEAR]
         named = [(name, score) for name, score in near if name in self.worded] or \
             [(name, score) for name, score in near if name in self.valued]   # "...to the grill": broil
+        if self.opens_with and len({n for n, _ in named} & self.opens_with) == 1 and not self.question:
+            return [next(n for n, _ in named if n in self.opens_with)]   # "Nod three times.": a value said first
         if len(named) == 1:
             name, score = named[0]
             needed = QUESTION_MARGIN if self.question else \
@@ -146,8 +153,10 @@ class CommandSense:
         self._movers = {t.name for t in tools if t.name in self._names and takes_distance(t)}
         self._lookers = {t.name for t in tools if t.name in self._names and points_somewhere(t)} - self._movers
         self._values = {t.name: _value_words(t) for t in tools if t.name in self._names}
+        self._value_tokens = {n: {t for w in words if w.isascii() for t in tokenize(w)} for n, words in self._values.items()}
         self._tools = {t.name: t for t in tools if t.name in self._names}
-        self._imperatives = {w for words in said_as.values() for w in words if w.isascii()} | {"please"}
+        self._imperatives = {w for words in said_as.values() for w in words if w.isascii()} | _IMPERATIVES | \
+            {w for n in self._names for w in tokenize(" ".join(split_identifier(n)))}   # "feed", "stir"
         self._banked: PassageBank | None = None
 
     def read(self, text: str) -> Reading:
@@ -175,7 +184,9 @@ class CommandSense:
         latin = set(tokenize(text))
         worded: set[str] = {name for name, (words, pieces) in self._words.items()
                             if words & latin or any(says(piece, text) for piece in pieces)}
-        valued = {name for name, names in self._values.items() if any(says(v, text) for v in names)}
+        lowered = text.lower()
+        valued = {name for name, names in self._values.items()
+                  if any(re.search(rf"\b{re.escape(v)}\b", lowered) if v.isascii() else says(v, text) for v in names)}
         numbered = {name for name, tool in self._tools.items() if measures_said(tool, text)} \
             if quantities(text) or clock_time(text) else set()   # "三十度", "7:30"
         valued |= numbered
@@ -185,6 +196,8 @@ class CommandSense:
         elif asks_to_see(text) and self._lookers:   # turning the eyes: only the actions that point without going
             worded = (worded & self._lookers) or set(self._lookers)
         request = _REQUEST.search(text) is not None
+        first = tokenize(plain)[:1]
+        opens_with = {name for name in valued if first and first[0] in self._value_tokens.get(name, set())}
         question = _QUESTION.search(plain) is not None and not request
         # a question word opens a question even with "can you" in it ("how far can you go?"); news
         # is news unless a part of it orders something ("theres a spider on the ceiling, look up")
@@ -193,7 +206,7 @@ class CommandSense:
         news = bool(parts) and _STATEMENT.search(parts[0]) is not None and not request and not ordered
         telling = _WH.search(plain) is not None or news or _THANKS.search(plain) is not None   # "thanks for ..." is talk
         return Reading(ranked=ranked, talk=scores[-1], says_no=no, worded=worded, question=question,
-                       telling=telling, text=text, valued=valued, request=request)
+                       telling=telling, text=text, valued=valued, request=request, opens_with=opens_with)
 
     def _bank(self, ranker: EmbeddingRanker) -> PassageBank:
         """Both banks (every action's passages, then talk), embedded and stacked once per ranker."""

@@ -246,3 +246,21 @@ def test_a_japanese_files_own_verbs_are_heard_in_the_form_a_person_asks_with():
     assert sense.asks_for("右に20cm動いてもらえますか") == ["move"]
     assert sense.asks_for("おはよう、キボ") == []
     assert sense.asks_for("キボ、日本で一番高い山ってどこ？") == []
+
+
+def test_an_order_after_news_a_request_with_one_action_ahead_and_a_value_said_first():
+    """"I'm heading to bed, switch the tank light to moonlight" orders after its news; "give them
+    two portions please" is a request with one action far ahead; "Nod three times." opens with a
+    value of one action; "tonight" is not the value "night"."""
+    if not isinstance(default_ranker(), EmbeddingRanker):
+        pytest.skip("the meaning read needs the sentence encoder")
+    tank = load_companion(REPO / "bench" / "blind" / "companions" / "aqua.json")
+    lamp = load_companion(REPO / "bench" / "blind" / "companions" / "lampy.json")
+    tank_sense = CommandSense(tank, prompt.offered_tools(tank, "heard_speech", True))
+    lamp_sense = CommandSense(lamp, prompt.offered_tools(lamp, "speech", True))
+    assert tank_sense.asks_for("I'm heading to bed, switch the tank light to moonlight.") == ["tank_light"]
+    assert tank_sense.asks_for("Nerio, give them two portions of food please.") == ["feed"]
+    assert lamp_sense.asks_for("Nod three times.") == ["gesture"]
+    assert lamp_sense.asks_for("Party mode, please!") == ["preset"]
+    assert "preset" not in lamp_sense.asks_for("I'm done for tonight, turn the light off.")
+    assert lamp_sense.asks_for("Thanks, that's perfect.") == []
