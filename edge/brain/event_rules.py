@@ -296,9 +296,8 @@ def _field_against_field(trigger: str, fields: dict[str, dict[str, Any]]) -> lis
             m = rx.search(lowered[:at])
             if m is None or m.end() != at:
                 continue
-            after = lowered[at:at + 12]
-            right = [n for n, words in own.items() if any(after.lstrip(" the").startswith(w) or w in after[:6]
-                                                          for w in words)]
+            after = re.sub(r"^\s*(?:the\s+)?", "", lowered[at:at + 16])   # "reaches the target temperature"
+            right = [n for n, words in own.items() if any(after.startswith(w) or w in after[:6] for w in words)]
             left = [n for n, words in pieces.items() if n not in right and any(w in lowered[:m.start()] for w in words)]
             if len(right) == 1 and left:
                 return [Test(left[0], op, ("field", right[0]))]

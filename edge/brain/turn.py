@@ -80,6 +80,7 @@ class TurnRunner:
         self._calls = ThreadPoolExecutor(max_workers=1, thread_name_prefix=f"llm-{companion.name}")
         self._examples = tuple(prompt.example_turns(companion))   # as constant as the companion file
         self._system = ""   # the system text of the turn in progress
+        self._must_act = False
 
     def close(self) -> None:
         self._calls.shutdown(wait=False, cancel_futures=True)
@@ -103,6 +104,7 @@ class TurnRunner:
         actions are the offer), so "none" is no answer."""
         cfg, acts, name = self.config, self.acts, self.companion.name
         self._system = system   # a reply that recites it is turned back (echo.recites)
+        self._must_act = must_act   # a rule applies: "none" is no answer
         outcome = TurnOutcome()
         seen_failures: set[str] = set()
         text = user_text
@@ -132,6 +134,9 @@ class TurnRunner:
             if heard:   # "go backward about 10 cm." said, not done: do it
                 response = self._done_not_said(response, tools, heard)
             if heard and self._silence_stands(response, heard):   # "none.": the words were not for it
+                outcome.stopped = "no_action"
+                return outcome
+            if not heard and not must_act and self._only_silence(response):   # a reading: "none" said is nothing to do
                 outcome.stopped = "no_action"
                 return outcome
             response = self.self_address.in_reply(response)   # "Good morning, Pochi!" said by Pochi
@@ -205,6 +210,14 @@ class TurnRunner:
         return ProviderResponse([ContentSegment(type="tool_call", tool_call=ToolCall(spec.title, values))],
                                 {**response.metadata, "restated": said})
 
+    @staticmethod
+    def _only_silence(response: ProviderResponse) -> bool:
+        """Every call of the reply is speech saying only "none" / "do nothing"."""
+        speech = [c for c in response.tool_calls if c.name in SPEECH_ACTIONS]
+        return bool(speech) and len(speech) == len(response.tool_calls) and all(
+            _NONE_WORDS.match(text) or is_silence(text)
+            for c in speech for text in [str(next(iter(c.args.values()), ""))])
+
     def _silence_stands(self, response: ProviderResponse, heard: str) -> bool:
         """The reply is only "none" and the person did not call the companion by name: the
         model chose silence for words that may be for someone else (a TV, the family)."""
@@ -259,8 +272,9 @@ class TurnRunner:
             if heard and message == "":   # all of it a copy of the correction, or only its own name
                 problems.append(f"{call.name} /message: says nothing to the person; answer them in your own words")
                 continue
-            if heard and isinstance(message, str) and _NONE_WORDS.match(message):
-                problems.append(f"{call.name} /message: says 'none' aloud; answer the person in your own words")
+            if (heard or self._must_act) and isinstance(message, str) and (_NONE_WORDS.match(message) or is_silence(message)):
+                problems.append(f"{call.name} /message: says 'none' aloud; answer the person in your own words" if heard else
+                                f"{call.name} /message: says 'none' aloud, but a rule of yours applies now: do what it says")
                 continue
             if isinstance(message, str) and (stepped := out_of_character(message, self.companion)):
                 problems.append(f"{call.name} /message: {stepped}")

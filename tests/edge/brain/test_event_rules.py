@@ -226,3 +226,11 @@ def test_a_television_or_radio_is_not_answered_but_a_question_about_the_weather_
     for ours in ("What's the weather forecast for tomorrow?", "Pip, and now the weather please", "明日は晴れるでしょうか",
                  "明天天气预报怎么样？", "Turn off the TV, nobody's watching it."):
         assert not_for_us(ours, own) is None, ours
+
+
+def test_reaching_another_field_named_after_the() -> None:
+    oven = {"type": "object", "properties": {
+        "temperature_f": {"type": "number", "description": "Current temperature inside the oven, degrees Fahrenheit."},
+        "target_f": {"type": "number", "description": "The target temperature the oven is set to, degrees Fahrenheit."}}}
+    ready = rule("When the oven temperature reaches the target temperature, announce that the oven is ready.", oven)
+    assert [ready.judge({"temperature_f": t, "target_f": 350}) for t in (210, 350, 352)] == [False, True, True]

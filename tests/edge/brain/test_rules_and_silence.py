@@ -127,3 +127,33 @@ def test_a_speech_action_of_any_parameter_name_is_held_to_the_companions_languag
         assert rejected and any("assistant" in p or "Chinese" in p for p in rejected[0]["problems"])
     finally:
         desk.close()
+
+
+BOWL = parse_companion({
+    "name": "Penny", "personality": "A pet sitter.", "story": "Switched on two years ago.",
+    "actions": [{"title": "speak", "description": "Say something.", "type": "object",
+                 "properties": {"message": {"type": "string", "minLength": 1}}, "required": ["message"]}],
+    "perceptions": [{"title": "bowl", "description": "The water bowl.", "type": "object",
+                     "properties": {"level_percent": {"type": "number"}}}],
+    "events": [{"perception": "bowl", "action": ["speak"],
+                "condition": "When the water level is below 20 percent, tell the owner to top it up."}]})
+
+
+def test_none_said_for_a_reading_is_nothing_to_do_unless_a_rule_applies() -> None:
+    """A reading no rule can judge, answered "none": no action. A reading a rule applies to,
+    answered "none": turned back, and the rule's action is done."""
+    bowl = BrainRig(BOWL, (Action,))
+    try:
+        provider = ScriptedProvider([{"action": "speak", "params": {"message": "none"}},
+                                     {"action": "speak", "params": {"message": "none"}},
+                                     {"action": "speak", "params": {"message": "The water bowl needs topping up."}}])
+        brain = bowl.brain(provider)
+        bowl.client.publish(Perception(title="bowl", body={"level_percent": "unknown"}, format="object"))
+        bowl.client.publish(Perception(title="bowl", body={"level_percent": 10}, format="object"))
+        said = bowl.seen[Action].get(timeout=10)
+        assert said.params["message"] == "The water bowl needs topping up."
+        decisions = decided(brain, 2)
+        assert any("rule of yours applies" in " ".join(d["problems"]) for d in decisions)
+        assert bowl.seen[Action].empty()     # the first "none" said nothing
+    finally:
+        bowl.close()
