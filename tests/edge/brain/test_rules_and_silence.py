@@ -149,6 +149,7 @@ def test_none_said_for_a_reading_is_nothing_to_do_unless_a_rule_applies() -> Non
                                      {"action": "speak", "params": {"message": "The water bowl needs topping up."}}])
         brain = bowl.brain(provider)
         bowl.client.publish(Perception(title="bowl", body={"level_percent": "unknown"}, format="object"))
+        decided(brain, 1)   # one reading at a time: a newer reading of a sensor replaces one still waiting
         bowl.client.publish(Perception(title="bowl", body={"level_percent": 10}, format="object"))
         said = bowl.seen[Action].get(timeout=10)
         assert said.params["message"] == "The water bowl needs topping up."
