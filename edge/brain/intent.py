@@ -47,6 +47,7 @@ COMMAND_MARGIN = 0.12   # this much closer to an action than to talk: a command
 WORDED_MARGIN = -0.1    # the same for a sentence with a word only that action's templates use
 VALUED_MARGIN = -0.25   # ... that also names one of the action's values ("お客さんにおじぎしてくれる？")
 TIE = 0.05              # actions this close to the best are offered too
+VALUE_NEAR = 0.08       # a value named ("the grill") picks an action only this close to the best ("photo of the dog" is no treat)
 REQUEST_MARGIN = -0.05  # asked as a request ("can you ...", "..., please"), with one action clearly ahead of the next
 LEAD = 0.15             # ... by this much
 TALK_CLEAR = -0.3       # talk this much closer than any action: only words are offered, however many actions
@@ -56,7 +57,7 @@ QUESTION_MARGIN = 0.2   # a question that is no request is a command only this c
 # Verbs a person orders with, whatever the companion ("I'm heading to bed, switch the light to moonlight")
 _IMPERATIVES = {"please", "switch", "turn", "put", "set", "give", "make", "play", "stop", "start", "open", "close", "show",
                 "take", "send", "cancel", "add", "remove", "move", "go", "come", "look", "dim", "raise", "lower", "change",
-                "bring", "get", "let", "keep", "pause", "resume", "tell", "remind", "call", "run", "fetch", "shut"}
+                "bring", "get", "let", "keep", "pause", "resume", "tell", "remind", "call", "run", "fetch", "shut", "say"}
 _QUESTION = re.compile(r"[?？]\s*$|(?:の|か)\s*$")
 _REQUEST = re.compile(r"\b(can|could|would|will|won'?t) you\b|\bplease\b|\bhow about\b|てくれ|てもらえ|てほしい|ませんか|て[?？]"
                       r"|お願い|おねがい|ください|下さい|いただけ|できますか", re.IGNORECASE)
@@ -117,7 +118,7 @@ class Reading:
         best = self.ranked[0][1]
         near = [(name, score) for name, score in self.ranked if score >= best - NEAR]
         named = [(name, score) for name, score in near if name in self.worded] or \
-            [(name, score) for name, score in near if name in self.valued]   # "...to the grill": broil
+            [(name, score) for name, score in near if name in self.valued and score >= best - VALUE_NEAR]   # "the grill": broil
         if self.opens_with and len({n for n, _ in named} & self.opens_with) == 1 and not self.question:
             return [next(n for n, _ in named if n in self.opens_with)]   # "Nod three times.": a value said first
         if len(named) == 1:
@@ -260,6 +261,13 @@ class CommandSense:
         stopper = next((t for t in tools if t.name.lower() in _STOPPERS), None)
         if stopper is not None and _JUST_STOP.fullmatch(self._vocative.sub(" ", text).strip(" !！.。、,")):
             return Offer([stopper], False, text)   # "stop!" alone asks for the file's own stop
+        if _STOP_THIS.match(self._vocative.sub(" ", text).strip()):   # "Stop the laser now": the file's own stop_play
+            stops = [t for t in tools if set(split_identifier(t.name)) & _STOP_WORDS]
+            reading = self.read(text)
+            near = {name for name, score in reading.ranked[:3]}
+            stops = [t for t in stops if t.name in near]   # and it is what the words are about
+            if len(stops) == 1:
+                return Offer(stops, False, text)
         reading = self.read(text)
         words = [t for t in tools if t.name in SPEECH_ACTIONS or t.name == SEND_MESSAGE]
         if reading.says_no:
@@ -318,6 +326,8 @@ def _value_words(tool: Tool) -> set[str]:
 _ASKS = re.compile(r"[?？]|吗|什么|怎么|几|哪|呢|谁|どう|なに|何|いつ|どこ|だれ|誰", re.IGNORECASE)
 _THANKS = re.compile(r"^\W*(?:thank|thanks|cheers|谢谢|多谢|感谢|ありがと|どうも)", re.IGNORECASE)   # thanks for it: done already
 # "Stop!" said alone is the file's own stop action when it has one, not a "don't" of another.
+_STOP_THIS = re.compile(r"\W*(?:please\s+)?(?:stop|pause|cancel|halt|end|turn off)\b|\W*(?:止めて|やめて|停止|暂停|停下|关掉)", re.I)
+_STOP_WORDS = {"stop", "pause", "cancel", "halt", "end"}
 _STOPPERS = {"stop", "halt", "stop_all", "stop_everything", "freeze", "emergency_stop"}
 _JUST_STOP = re.compile(r"(?:(?:please|now|right now|ok|okay)\s+)*(?:stop|halt|freeze|stop it|stop now|stop everything|"
                         r"止まって|とまって|止まれ|ストップ|やめて|止めて|停|停下|停下来|别动)(?:\s*(?:please|now|right now))*",

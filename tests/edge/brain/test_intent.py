@@ -264,3 +264,17 @@ def test_an_order_after_news_a_request_with_one_action_ahead_and_a_value_said_fi
     assert lamp_sense.asks_for("Party mode, please!") == ["preset"]
     assert "preset" not in lamp_sense.asks_for("I'm done for tonight, turn the light off.")
     assert lamp_sense.asks_for("Thanks, that's perfect.") == []
+
+
+def test_stop_that_asks_for_the_files_own_stop_of_that_thing_and_a_value_is_no_action_of_its_own():
+    if not isinstance(default_ranker(), EmbeddingRanker):
+        pytest.skip("the meaning read needs the sentence encoder")
+    pets = load_companion(REPO / "bench" / "blind" / "companions" / "petsit.json")
+    kitchen = load_companion(REPO / "bench" / "blind" / "companions" / "kitchen.json")
+    pet_tools = prompt.offered_tools(pets, "owner_app", True)
+    kitchen_tools = prompt.offered_tools(kitchen, "speech", True)
+    pet_sense, kitchen_sense = CommandSense(pets, pet_tools), CommandSense(kitchen, kitchen_tools)
+    assert [t.name for t in pet_sense.offer("Stop the laser now, she's had enough", pet_tools).tools] == ["stop_play"]
+    assert [t.name for t in kitchen_sense.offer("Cancel the pasta timer", kitchen_tools).tools] == ["cancel_timer"]
+    assert "stop_play" not in [t.name for t in pet_sense.offer("Stop barking, Rufus", pet_tools).tools]
+    assert pet_sense.asks_for("photo of the dog") != ["dispense_treats"]     # "dog" is a treat's value, not the ask
