@@ -60,7 +60,8 @@ _IMPERATIVES = {"please", "switch", "turn", "put", "set", "give", "make", "play"
                 "bring", "get", "let", "keep", "pause", "resume", "tell", "remind", "call", "run", "fetch", "shut", "say"}
 _QUESTION = re.compile(r"[?？]\s*$|(?:の|か)\s*$")
 _REQUEST = re.compile(r"\b(can|could|would|will|won'?t) you\b|\bplease\b|\bhow about\b|てくれ|てもらえ|てほしい|ませんか|て[?？]"
-                      r"|お願い|おねがい|ください|下さい|いただけ|できますか", re.IGNORECASE)
+                      r"|お願い|おねがい|ください|下さい|いただけ|できますか"
+                      r"|请|帮我|给我|能不能|可不可以|可以.{0,12}吗|好不好|好吗|行吗|行不行|麻烦", re.IGNORECASE)
 # Asking to be told something wants words, whatever else the sentence names ("簡単に教えて",
 # "tell me about your day", "explain it"): only words are offered.
 _TELL = re.compile(r"\b(?:tell|teach|explain|describe)\b|教えて|おしえて|説明|話して|はなして", re.IGNORECASE)
@@ -75,7 +76,8 @@ _STAY = re.compile(r"\b(?:stay|hold|keep|sit) (?:put|still|there|here|where|righ
 # A question asked with a question word wants an answer, not the action it mentions ("How do you
 # move left and right?", "どうやって動いてるの"), even without a question mark.
 _WH = re.compile(r"^(?:how|why|what|when|where|who|which|whose)\b(?! about)|どうやって|どうして|なぜ|なんで|何で|どんな|どうなって"
-                 r"|どのくらい|どれくらい|どのぐらい|どれぐらい|何(?![回度か])|なに(?!か)", re.IGNORECASE)
+                 r"|どのくらい|どれくらい|どのぐらい|どれぐらい|何(?![回度か])|なに(?!か)"
+                 r"|为什么|为啥|怎么样|怎么回事|哪里|哪儿|多少|是谁", re.IGNORECASE)
 # Sounds and words that open a sentence without changing what it is ("ugh the dog was barking")
 _FILLER = re.compile(r"^(?:(?:ugh+|oh+|well|so|hey|wow|man|omg|lol|hm+|um+|uh+|ok|okay|yeah|haha)\b[\s,!.]*)+", re.IGNORECASE)
 _PARTS = re.compile(r"[,、;；]\s*")
