@@ -26,21 +26,22 @@ _KANA_NUMBERS = (("きゅう", "九"), ("じゅう", "十"), ("ひゃく", "百"
                  ("ろく", "六"), ("なな", "七"), ("はち", "八"), ("ご", "五"), ("に", "二"))
 
 # unit words, longest first inside each alternative; canonical names on the left
+# (a Latin unit ends where Latin letters do: "20cm動いて" is 20 cm, though 動 is a word character)
 UNITS: tuple[tuple[str, str], ...] = (
-    ("celsius", r"°\s*c\b|℃|degrees? (?:celsius|centigrade|c\b)|摂氏|度c"),
-    ("cm", r"cm\b|centimet(?:re|er)s?|センチ(?:メートル)?|厘米|公分"),
-    ("mm", r"mm\b|millimet(?:re|er)s?|ミリ(?:メートル)?|毫米"),
-    ("ml", r"ml\b|millilit(?:re|er)s?|ミリリットル|毫升|cc\b"),
-    ("m", r"m\b|met(?:re|er)s?|メートル|公尺|米"),
-    ("l", r"l\b|lit(?:re|er)s?|リットル|升"),
+    ("celsius", r"°\s*c(?![a-z])|℃|degrees? (?:celsius|centigrade|c(?![a-z]))|摂氏|度c"),
+    ("cm", r"cm(?![a-z])|centimet(?:re|er)s?|センチ(?:メートル)?|厘米|公分"),
+    ("mm", r"mm(?![a-z])|millimet(?:re|er)s?|ミリ(?:メートル)?|毫米"),
+    ("ml", r"ml(?![a-z])|millilit(?:re|er)s?|ミリリットル|毫升|cc(?![a-z])"),
+    ("m", r"m(?![a-z])|met(?:re|er)s?|メートル|公尺|米"),
+    ("l", r"l(?![a-z])|lit(?:re|er)s?|リットル|升"),
     ("percent", r"%|％|percent|per cent|パーセント"),
-    ("deg", r"°|degrees?|deg\b"),
+    ("deg", r"°|degrees?|deg(?![a-z])"),
     ("du", r"度"),                      # Japanese/Chinese 度: degrees, a temperature or (ja) a count
-    ("s", r"seconds?|secs?\b|s\b|秒(?:钟|鐘)?"),
-    ("min", r"minutes?|mins?\b|分(?:钟|鐘|間)?"),
-    ("h", r"hours?|hrs?\b|h\b|時間|(?:个|個)?小时|(?:个|個)?小時|钟头"),
+    ("s", r"seconds?|secs?(?![a-z])|s(?![a-z])|秒(?:钟|鐘)?"),
+    ("min", r"minutes?|mins?(?![a-z])|分(?:钟|鐘|間)?"),
+    ("h", r"hours?|hrs?(?![a-z])|h(?![a-z])|時間|(?:个|個)?小时|(?:个|個)?小時|钟头"),
     ("turn", r"turns?|rotations?|回転|圈"),
-    ("times", r"times\b|回|次|遍|下(?![がりろるれ])"),
+    ("times", r"times(?![a-z])|回|次|遍|下(?![がりろるれ])"),
 )
 _UNIT_RX = [(name, re.compile(rf"\s*(?:{pattern})", re.IGNORECASE)) for name, pattern in UNITS]
 _FACTORS = {("m", "cm"): 100, ("mm", "cm"): 0.1, ("cm", "m"): 0.01, ("mm", "m"): 0.001, ("m", "mm"): 1000,

@@ -188,6 +188,8 @@ class TurnRunner:
         words = self.spoken_calls.clause(clause, tools)
         if words is None or heard and self.restated(words, heard) or recites(words, self._system):
             return None
+        if out_of_character(words, self.companion):   # held: the whole reply is checked, and corrected
+            return None
         return words
 
     def _done_not_said(self, response: ProviderResponse, tools: list[Tool], heard: str) -> ProviderResponse:

@@ -88,6 +88,12 @@ def test_a_clause_that_repeats_the_person_is_never_said_early():
     assert body.actions == []                      # and the whole reply, an echo, was turned back
 
 
+def test_a_clause_out_of_character_is_never_said_early():
+    provider, body = _run("I'm 24 years old. And I love puddles!", "How old are you?")
+    assert provider.early is False                 # the invented age was held while the model wrote
+    assert all("24" not in a.params["message"] for a in body.actions)
+
+
 def test_the_embedded_model_streams_clauses_that_make_up_its_reply():
     from edge.providers.factory import make_provider
     from edge.providers.base import Tool
