@@ -326,7 +326,9 @@ def _value_words(tool: Tool) -> set[str]:
 
 # A question, in any of the three languages: its answer is words, never an action restated.
 _ASKS = re.compile(r"[?？]|吗|什么|怎么|几|哪|呢|谁|どう|なに|何|いつ|どこ|だれ|誰", re.IGNORECASE)
-_THANKS = re.compile(r"^\W*(?:thank|thanks|cheers|谢谢|多谢|感谢|ありがと|どうも)", re.IGNORECASE)   # thanks for it: done already
+# thanks for it: done already ("Thanks for the photo", "写真ありがとうね", "谢谢你陪我")
+_THANKS = re.compile(r"^\W*(?:thank|thanks|cheers|谢谢|多谢|感谢|ありがと|どうも)|(?:ありがと[うー]?(?:ね|よ|ございます)?|谢谢(?:你|啦)?|thanks|thank you)\W*$",
+                     re.IGNORECASE)
 # "Stop!" said alone is the file's own stop action when it has one, not a "don't" of another.
 _STOP_THIS = re.compile(r"\W*(?:please\s+)?(?:stop|pause|cancel|halt|end|turn off)\b|\W*(?:止めて|やめて|停止|暂停|停下|关掉)", re.I)
 _STOP_WORDS = {"stop", "pause", "cancel", "halt", "end"}
