@@ -19,7 +19,7 @@ from typing import Any, Callable
 
 from edge.brain import prompt
 from edge.brain.acting import Acts
-from edge.brain.intent import says
+from edge.brain.action_words import says
 from edge.brain.memory import ConversationMemory
 from edge.brain.sentence_examples import rule_words
 from edge.brain.relative import relative_values

@@ -230,7 +230,7 @@ def test_a_word_only_one_template_rule_uses_fixes_that_rules_params():
 def test_a_japanese_files_own_verbs_are_heard_in_the_form_a_person_asks_with():
     """A file without templates: "方向を見ます" is asked "見て" (not "見せて", another verb),
     "撮って" and "うなずきます" as said; a polite request naming one action is that action."""
-    from edge.brain.intent import _verb_forms
+    from edge.brain.action_words import verb_forms as _verb_forms
     assert _verb_forms("指定した方向を見ます。") == {"見て", "見る"}
     assert "うなずいて" in _verb_forms("頭を縦に振ってうなずきます。")
     assert "撮って" in _verb_forms("カメラで写真を撮って、アルバムに保存します。")
