@@ -9,17 +9,15 @@ exactly one *decision*, a compact JSON object:
     {"action": "none", "reason": "<= 80 chars"}      ... optionally saying why (kept for logs)
 
 Why this shape: the action name comes first, so the model commits to *what* before *how*, and
-each ``anyOf`` branch ties ``params`` to that action's own schema. There is no free "thought"
-field: on a 135M model it costs ~8 ms per token and does not improve the choice, and the
-``reason`` of a no-action is optional, so a plain ``{"action":"none"}`` costs ~5 tokens.
+each ``anyOf`` branch ties ``params`` to that action's own schema. No free "thought" field (on a
+135M model ~8 ms a token, no better choice); a plain ``{"action":"none"}`` costs ~5 tokens.
 
 The schema is plain JSON Schema (draft 2020-12 subset), usable by any structured-output API.
 Action schemas are reduced to the keywords grammar converters honour: unknown keywords made
 llguidance (llama.cpp's default converter) log an error and then decode *unconstrained*, and
 a string without ``maxLength`` let the model ramble until ``max_tokens`` cut the JSON short.
-Number ``minimum``/``maximum`` are kept (llguidance enforces them, the GBNF converter ignores
-them); ``parse_decision`` never checks them: the brain validates params against the action's
-full schema and feeds violations back to the model.
+Number ``minimum``/``maximum`` are kept (llguidance enforces them, GBNF ignores them); the brain,
+not ``parse_decision``, validates params against the full schema and feeds violations back.
 """
 
 from __future__ import annotations
@@ -212,9 +210,8 @@ class Speech:
 
 
 _KANA = re.compile(r"[\u3040-\u30ff]")
-# Kanji alone are Chinese as much as Japanese: the 0.5B model, told to start in Japanese, started
-# "抱歉，我无法协助完成这个请求。" (Chinese), and full-width marks (，。「」) are Chinese too. Japanese
-# words show a kana within their first few characters (a name in kanji may come first: "麻布麻衣です").
+# Kanji and full-width marks are Chinese as much as Japanese ("抱歉，我无法..." passed as Japanese):
+# Japanese words show a kana within their first few characters (after a kanji name: "麻布麻衣です").
 _KANJI_LEAD = 6
 _JAPANESE_OPENING = "(?:[\\u4e00-\\u9fff]{0,%d}[\\u3040-\\u30ff])" % _KANJI_LEAD
 # Words hold no JSON: with speech only offered as words, the 0.5B model still tried to write its
@@ -265,9 +262,8 @@ def speech_grammar(schema: dict[str, Any] | None, speech: Speech | None, compact
         return "%llguidance {}\nstart: " + "%json " + json.dumps({**schema, "x-guidance": compact})
     rest = max(0, speech.max_chars - 1)
     least = max(0, speech.min_chars - 1)
-    # A companion described in Japanese starts its words in Japanese: a small model otherwise
-    # drifts into its English assistant voice ("Hello! How can I assist you today?").
-    if speech.japanese:   # the opening may take up to _KANJI_LEAD characters more: keep within maxLength
+    # A companion described in Japanese starts its words in Japanese (else: "How can I assist you today?");
+    if speech.japanese:   # its opening may take _KANJI_LEAD characters more: within maxLength still
         first, rest, least = _JAPANESE_OPENING, max(0, rest - _KANJI_LEAD), max(0, least - _KANJI_LEAD)
     else:
         first = '[^{\\s\\["]'
