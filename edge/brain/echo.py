@@ -78,5 +78,13 @@ def recites(reply: str, prompt_text: str) -> bool:
     return match.size >= (_RECITED_CJK if cjk else _RECITED_LATIN) and match.size >= 0.5 * len(reply)
 
 
+def copied(clause: str, source: str) -> bool:
+    """A clause of 16 characters or more that is, to nine tenths, a passage of ``source``."""
+    if len(clause) < 16 or not source:
+        return False
+    match = difflib.SequenceMatcher(None, clause.lower(), source.lower(), autojunk=False).find_longest_match()
+    return match.size >= 0.9 * len(clause.strip(" .!?。！？"))
+
+
 def recital_problem(action: str) -> str:
-    return f"{action} /message: it recites your description or instructions; answer the person in a few words of your own"
+    return f"{action} /message: it reads out your instructions; answer the person in a few words of your own"

@@ -22,7 +22,7 @@ from jsonschema import Draft202012Validator
 
 from edge.brain import prompt
 from edge.brain.acting import Acts
-from edge.brain.echo import echo_problem, echoes, recital_problem, recites, without_instructions
+from edge.brain.echo import copied, echo_problem, echoes, recital_problem, recites, without_instructions
 from edge.brain.memory import ConversationMemory
 from edge.brain.names import SelfAddress, spoken_names, vocative
 from edge.brain.spoken_calls import SpokenCalls, is_silence
@@ -44,6 +44,7 @@ log = get_logger(__name__)
 SEND_MESSAGE = "send_message"
 RETRY_TEMPERATURE = 0.7   # a correction round after a person spoke (the 0.5B model repeated its echo)
 # "none: do nothing" written as words when the grammar left no "none" (a person spoke)
+_SENTENCE_END = re.compile(r"(?<=[.!?。！？])\s*")
 _NONE_WORDS = re.compile(r"\s*none\b\s*(?:[:(.-]|$)", re.IGNORECASE)
 
 
@@ -81,6 +82,8 @@ class TurnRunner:
         self._examples = tuple(prompt.example_turns(companion))   # as constant as the companion file
         self._system = ""   # the system text of the turn in progress
         self._must_act = False
+        self._own_text = " ".join((companion.personality, companion.story))
+        self._clauses = 0   # clauses streamed in this round
 
     def close(self) -> None:
         self._calls.shutdown(wait=False, cancel_futures=True)
@@ -115,6 +118,7 @@ class TurnRunner:
             if round_no and heard and cfg.temperature is not None:   # its words were turned back: sample wider,
                 context.temperature = max(cfg.temperature, RETRY_TEMPERATURE)   # or it says them again
             speech = speech_of(tools) if heard else None
+            self._clauses = 0
             told = text[len(user_text):] if round_no else None   # a correction round's own words
             stream = SpokenStream(acts, self.self_address, source_id, speech, heard, told,
                                   lambda clause: self._sayable(clause, tools, heard)) \
@@ -140,6 +144,7 @@ class TurnRunner:
                 outcome.stopped = "no_action"
                 return outcome
             response = self.self_address.in_reply(response)   # "Good morning, Pochi!" said by Pochi
+            response = map_spoken(response, self._without_recital)   # its story read out: its first sentence
             if told is not None:   # nothing of our own instructions is said aloud
                 response = map_spoken(response, lambda words: without_instructions(words, told))
             problems = self._problems(response, tools, heard)
@@ -183,12 +188,22 @@ class TurnRunner:
         outcome.stopped = "rounds_exhausted"
         return outcome
 
+    def _without_recital(self, words: str) -> str:
+        """A reply that reads out the companion's own story keeps its first sentence ("I'm Flick, a
+        robotic desk lamp..." answers "what are you?"; the next five sentences of the story do not)."""
+        if not recites(words, self._own_text):
+            return words
+        return _SENTENCE_END.split(words.strip(), maxsplit=1)[0]
+
     def _sayable(self, clause: str, tools: list[Tool], heard: str | None) -> str | None:
         """A streamed clause as it may be said now, or None (a call, or the request restated)."""
         words = self.spoken_calls.clause(clause, tools)
         if words is None or heard and self.restated(words, heard) or recites(words, self._system):
             return None
         if out_of_character(words, self.companion):   # held: the whole reply is checked, and corrected
+            return None
+        self._clauses += 1
+        if self._clauses > 1 and copied(words, self._own_text):   # its story, read out after its first sentence
             return None
         return words
 
@@ -281,8 +296,8 @@ class TurnRunner:
             if isinstance(message, str) and (stepped := out_of_character(message, self.companion)):
                 problems.append(f"{call.name} /message: {stepped}")
                 continue
-            if isinstance(message, str) and recites(message, self._system):
-                problems.append(recital_problem(call.name))
+            if isinstance(message, str) and recites(message, self._system) and not recites(message, self._own_text):
+                problems.append(recital_problem(call.name))   # our instructions read out (its story is trimmed above)
                 continue
             if heard and isinstance(message, str) and (wrong := names_the_person_as_itself(message, heard, self.companion)):
                 problems.append(f"{call.name} /message: {wrong}")

@@ -182,3 +182,11 @@ def test_a_pause_that_was_no_person_does_not_end_the_turn():
     events = _streamed_to(body, "I love rain. It makes big puddles to splash in!")
     assert [a.params["message"] for a in body.actions] == ["I love rain.", "It makes big puddles to splash in!"]
     assert "barge_in" not in events
+
+
+def test_a_reply_that_reads_out_the_companions_story_keeps_its_first_sentence():
+    pip = load_companion(COMPANIONS / "pip.json")
+    reply = f"I'm Pip! {pip.personality} {pip.story}"          # read out: 160 characters of its own file
+    provider, body = _run(reply, "What are you?")
+    said = " ".join(a.params["message"] for a in body.actions)
+    assert said == "I'm Pip!"
