@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from edge.log import get_logger
-from edge.brain.onnx_layout import mapped_model
+from edge.models.onnx_layout import mapped_model
 from edge.brain.rankers import EmbeddingRanker
 
 log = get_logger(__name__)

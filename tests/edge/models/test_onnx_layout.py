@@ -12,7 +12,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from edge.brain import onnx_layout
+from edge.models import onnx_layout
 from edge.brain.embedding_onnx import MODEL_NAME, _custom_ops_library, find_model
 
 SENTENCES = ["turn on the light", "部屋が暗いね", "今天天气很好", "could you look to your left a little"]
