@@ -51,14 +51,16 @@ _CJK = re.compile(r"[\u3040-\u30ff\u4e00-\u9fff]")
 def without_instructions(reply: str, instructions: str) -> str:
     """``reply`` cut where it starts copying ``instructions`` (the correction text the model just
     read: "... answer them in your own words." was said aloud after a rejected echo); the whole
-    reply when it copies nothing, "" when it is nothing but the copy."""
+    reply when it copies nothing, "" when it is nothing but the copy (or a word or two of its start)."""
     told = instructions.lower()
     low = reply.lower()
     for i in range(len(low)):
         run = _RUN_CJK if _CJK.match(low[i]) else _RUN_LATIN
         piece = low[i:i + run]
         if len(piece) == run and piece.strip() == piece and piece in told:
-            return reply[:i].rstrip(" :;,-、。「（(")
+            kept = reply[:i].rstrip(" :;,-、。「（(")
+            # a word or two before the copy ("I", "我是") is the start of the copy, not an answer
+            return kept if len(kept.split()) >= 3 or len(_CJK.findall(kept)) >= 4 else ""
     return reply
 
 

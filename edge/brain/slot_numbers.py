@@ -200,3 +200,27 @@ def measures_said(tool: Tool, text: str) -> bool:
             if value is not None and _fits(value, spec):   # 30 度 is no temperature for a kettle of 40..100
                 return True
     return False
+
+
+# A number a description names with a word: "最高100度（烧开）", "100 (boiling)", "warm (2700)"
+_NUMBER_THEN_WORD = re.compile(r"(\d+(?:\.\d+)?)\s*[^\s\d（(,，、。;；]{0,3}\s*[（(]([^）)]{2,16})[）)]")
+_WORD_THEN_NUMBER = re.compile(r"([^\s（(,，、。;；:：]{2,12})\s*[（(]\s*(\d+(?:\.\d+)?)\s*[^）)\d]{0,4}[）)]")
+
+
+def described_levels(tool: Tool, text: str, taken: dict[str, Any]) -> dict[str, Any]:
+    """A numeric parameter set by a word its description gives a number ("水得烧开": 100 where the
+    description says "最高100度（烧开）"), when the sentence says that word and no number for it."""
+    props = tool.parameters.get("properties") if isinstance(tool.parameters, dict) else None
+    lowered = text.lower()
+    out: dict[str, Any] = {}
+    for name, spec in (props or {}).items():
+        if name in taken or not _numeric(spec):
+            continue
+        description = str(spec.get("description", ""))
+        pairs = [(float(m.group(1)), m.group(2)) for m in _NUMBER_THEN_WORD.finditer(description)]
+        pairs += [(float(m.group(2)), m.group(1)) for m in _WORD_THEN_NUMBER.finditer(description)]
+        named = {value for value, words in pairs for word in re.split(r"[,，、/・]\s*", words)
+                 if len(word.strip()) >= 2 and word.strip().lower() in lowered}
+        if len(named) == 1:
+            out[name] = _as(named.pop(), spec)
+    return out

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from edge.brain.quantities import convert, param_unit, quantities
-from edge.brain.slot_numbers import LITTLE, extremes, numbers_for
+from edge.brain.slot_numbers import LITTLE, described_levels, extremes, numbers_for
 from edge.protocol.number_words import english, japanese
 from edge.providers.base import Tool
 
@@ -276,6 +276,7 @@ def settled(tool: Tool, text: str) -> dict[str, Any]:
                 out[name] = 0 if props[name].get("type") == "integer" else 0.0
     out.update(numbers_for(tool, text, out))   # "ninety degrees", "half a metre", "二分半" (slot_numbers.py)
     out.update(extremes(tool, text, out))      # "turn the light off", "all the way up"
+    out.update(described_levels(tool, text, out))   # "烧开" where the description says "100度（烧开）"
     for name, spec in props.items():
         if name not in out and isinstance(spec, dict) and "default" in spec:
             out[name] = spec["default"]

@@ -74,3 +74,12 @@ def test_a_reply_that_recites_the_prompt_is_told_from_one_that_quotes_a_phrase_o
     desk = "キボは、首を左右・上下に動かせる頭と二つの車輪を持つ、小さな卓上ロボットです。人間ではなくロボットなので年齢はありません。"
     assert recites("首を左右・上下に動かせる頭と二つの車輪を持つ、小さな卓上ロボットです。", desk)
     assert not recites("キボは小さな卓上ロボットだよ！", desk)
+
+
+def test_a_word_or_two_before_a_copy_of_the_correction_is_no_answer():
+    from edge.brain.echo import without_instructions
+    told = "Your reply was rejected: it claims an age of 25 years; answer as Nell is, from its story."
+    assert without_instructions("I answer as Nell is, from its story.", told) == ""
+    assert without_instructions("我是answer as Nell is, from its story", told) == ""
+    assert without_instructions("I was switched on last spring. Answer as Nell is, from its story.", told) \
+        == "I was switched on last spring."

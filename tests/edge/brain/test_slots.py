@@ -86,3 +86,15 @@ def test_an_enum_value_by_the_short_words_in_brackets_after_it_and_as_an_adverb(
     assert settled(stir, "stir the sauce gently") == {"speed": "gentle"}
     assert settled(stir, "stir it quickly") == {"speed": "fast"}
     assert settled(stir, "stir the sauce") == {}
+
+
+def test_a_level_named_by_the_word_its_description_gives_the_number():
+    kettle = Tool("boil_water", "烧水。", {"type": "object", "properties": {"temperature": {
+        "type": "integer", "minimum": 40, "maximum": 100, "description": "目标水温，单位摄氏度，最低40度，最高100度（烧开）"}}})
+    lamp = Tool("color_temperature", "Light colour.", {"type": "object", "properties": {"kelvin": {
+        "type": "integer", "minimum": 2700, "maximum": 6500, "description": "warm white (2700) to daylight (6500)"}}})
+    assert settled(kettle, "我想泡一壶普洱，水得烧开才行") == {"temperature": 100}
+    assert settled(kettle, "烧到八十度") == {"temperature": 80}          # a number said wins
+    assert settled(lamp, "daylight please") == {"kelvin": 6500}
+    assert settled(lamp, "a nice warm white light") == {"kelvin": 2700}
+    assert settled(kettle, "帮我烧水") == {}
