@@ -149,7 +149,10 @@ class CommandSense:
         self._talk = list(dict.fromkeys([*TALK, *talk]))
         said_as = template_words(companion.source)
         described = described_pieces({t.name: t.description for t in tools if t.name in self._names})
-        self._words = own_words({n: said_as.get(n, set()) | described.get(n, set()) for n in self._names}, self._names)
+        params = {t.name: set((t.parameters.get("properties") or {}) if isinstance(t.parameters, dict) else ())
+                  for t in tools}   # "volume" names play_music(volume) as much as set_volume: neither alone
+        self._words = own_words({n: said_as.get(n, set()) | described.get(n, set()) | params.get(n, set())
+                                 for n in self._names}, self._names)
         self._vocative = vocative(companion)
         # "stay" asks for stillness unless one of this companion's own commands is said with it
         self._stay_means_still = not any(_STAY.search(" ".join(words)) or {"stay", "wait", "freeze"} & words
