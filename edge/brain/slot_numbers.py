@@ -189,11 +189,14 @@ def measures_said(tool: Tool, text: str) -> bool:
     props = tool.parameters.get("properties") if isinstance(tool.parameters, dict) else None
     if not isinstance(props, dict):
         return False
-    if _clock_params(props) and clock_time(text) is not None:
+    clock = _clock_params(props)
+    if clock and clock_time(text) is not None:
         return True
     if not quantities(text):
         return False
-    measured = [(s, param_unit(n, str(s.get("description", "")))) for n, s in props.items() if _numeric(s)]
+    # a time of day's hour and minute are named by a time of day only: "a timer for 12 minutes" is no reminder at :12
+    measured = [(s, param_unit(n, str(s.get("description", "")))) for n, s in props.items()
+                if _numeric(s) and n not in (clock or ())]
     for q in quantities(text):
         for spec, unit in measured:
             value = convert(q.value, q.unit, unit) if q.unit is not None and unit is not None else None

@@ -98,3 +98,14 @@ def test_a_level_named_by_the_word_its_description_gives_the_number():
     assert settled(lamp, "daylight please") == {"kelvin": 6500}
     assert settled(lamp, "a nice warm white light") == {"kelvin": 2700}
     assert settled(kettle, "帮我烧水") == {}
+
+
+def test_a_duration_does_not_name_an_action_whose_hour_and_minute_are_a_time_of_day():
+    from edge.brain.slot_numbers import measures_said
+    reminder = Tool("set_reminder", "Remind at a time.", {"type": "object", "properties": {
+        "hour": {"type": "integer", "minimum": 0, "maximum": 23}, "minute": {"type": "integer", "minimum": 0, "maximum": 59}}})
+    timer = Tool("start_timer", "Count down.", {"type": "object", "properties": {
+        "minutes": {"type": "integer", "minimum": 0, "maximum": 180}}})
+    assert not measures_said(reminder, "Set a timer for 12 minutes for the pasta.")
+    assert measures_said(timer, "Set a timer for 12 minutes for the pasta.")
+    assert measures_said(reminder, "Remind me at 7:30 to call mum")
