@@ -176,7 +176,8 @@ def _arguments(text: str, tool: Tool) -> dict[str, Any]:
     out: dict[str, Any] = {}
     position = 0
     for part in _split_args(text):
-        key, _, raw = part.partition("=") if re.match(r"^\s*[A-Za-z_]\w*\s*=", part) else ("", "", part)
+        # a keyword in any script: the file's own parameter names ("ことば='x'", "每分钟拍数=40")
+        key, _, raw = part.partition("=") if re.match(r"^\s*[^\W\d]\w*\s*=", part) else ("", "", part)
         value = _literal(raw.strip())
         if value is _UNREADABLE:
             continue

@@ -144,4 +144,7 @@ def test_every_tick_sent_reads_back_inside_the_limits(deg, direction, offset, pr
     back = to_degrees(joint, scale, to_ticks(joint, scale, deg))
     assert joint.min_deg - 1e-9 <= back <= joint.max_deg + 1e-9
     if joint.min_deg <= deg <= joint.max_deg:
-        assert abs(back - deg) <= 0.5 / scale.ticks_per_degree + 1e-9
+        tick = 1 / scale.ticks_per_degree
+        # the nearest tick, except within a tick of a limit, where it is rounded inward (never past it)
+        near_limit = min(deg - joint.min_deg, joint.max_deg - deg) < tick
+        assert abs(back - deg) <= (tick if near_limit else tick / 2) + 1e-9

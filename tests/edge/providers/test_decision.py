@@ -240,7 +240,7 @@ def test_a_japanese_companions_words_show_a_kana_early_so_a_chinese_line_cannot_
     assert speech is not None and speech.japanese
     grammar = speech_grammar(None, speech, {})
     pattern = re.search(r"words: /(.*)/\n", grammar).group(1)
-    words = re.compile(pattern.encode().decode("unicode_escape"))
+    words = re.compile(re.sub(r"\\u([0-9a-f]{4})", lambda m: chr(int(m.group(1), 16)), pattern))   # the grammar's \\u escapes
     for japanese in ("おはよう！", "麻布麻衣です。", "キボだよ", "痛いよ！", "富士山だよ。"):
         assert words.fullmatch(japanese), japanese
     for chinese in ("抱歉，我无法协助完成这个请求。", "我叫小明。", "你好"):
