@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 
 import pytest
-from hypothesis import given, strategies as st
+from hypothesis import example, given, strategies as st
 
 from body_drivers.body_types import Gesture, JointConfig, LinearMap, PanTilt
 from body_drivers.kinematics import (KinematicsError, look_angles, plan, scale_for, tick_limits, to_degrees,
@@ -137,6 +137,7 @@ def test_ticks_never_leave_the_limits_even_for_absurd_angles():
 
 @given(deg=st.floats(allow_nan=False, allow_infinity=False), direction=st.sampled_from([1, -1]),
        offset=st.floats(-90, 90), protocol=st.sampled_from(["feetech", "dynamixel", "maestro", "feetech-scs"]))
+@example(deg=25.0, direction=1, offset=0.0, protocol="feetech")   # the limit itself, rounded inward
 def test_every_tick_sent_reads_back_inside_the_limits(deg, direction, offset, protocol):
     joint = _joint(direction=direction, offset_deg=offset if protocol != "maestro" else offset / 10,
                    protocol=protocol, min_deg=-20, max_deg=25)
