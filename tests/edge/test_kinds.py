@@ -28,6 +28,8 @@ def test_each_node_subscribes_the_topics_of_its_row(tmp_path):
     with stack:
         assert hub.settle()
         assert set(made) == set(NAMES)
+        for name, connections in made.items():   # a threaded node (mic, camera) connects when its thread gets there
+            assert all(connection.wait_connected(60) for connection in connections), name
         for name, connections in made.items():
             wanted = {p.topic_pattern(None) for p in kind(name).subscribes}
             if name == "body":   # status/+ is the servo body's safety monitor's (a simulated body has none)
