@@ -75,17 +75,21 @@ def recites(reply: str, prompt_text: str) -> bool:
     in an answer about itself is no recital."""
     if len(reply) < _RECITED_CJK or not prompt_text:
         return False
-    match = difflib.SequenceMatcher(None, reply.lower(), prompt_text.lower(), autojunk=False).find_longest_match()
+    run = _longest_copy(reply, prompt_text)
     cjk = len(_CJK.findall(reply)) > len(reply) // 3
-    return match.size >= (_RECITED_CJK if cjk else _RECITED_LATIN) and match.size >= 0.5 * len(reply)
+    return run >= (_RECITED_CJK if cjk else _RECITED_LATIN) and run >= 0.5 * len(reply)
 
 
 def copied(clause: str, source: str) -> bool:
     """A clause of 16 characters or more that is, to nine tenths, a passage of ``source``."""
     if len(clause) < 16 or not source:
         return False
-    match = difflib.SequenceMatcher(None, clause.lower(), source.lower(), autojunk=False).find_longest_match()
-    return match.size >= 0.9 * len(clause.strip(" .!?。！？"))
+    return _longest_copy(clause, source) >= 0.9 * len(clause.strip(" .!?。！？"))
+
+
+def _longest_copy(text: str, source: str) -> int:
+    """The longest run of characters ``text`` shares with ``source``, case aside."""
+    return difflib.SequenceMatcher(None, text.lower(), source.lower(), autojunk=False).find_longest_match().size
 
 
 def recital_problem(action: str) -> str:

@@ -232,18 +232,12 @@ class TurnRunner:
         """Every call of the reply is speech saying only "none" / "do nothing"."""
         speech = [c for c in response.tool_calls if c.name in SPEECH_ACTIONS]
         return bool(speech) and len(speech) == len(response.tool_calls) and all(
-            _NONE_WORDS.match(text) or is_silence(text)
-            for c in speech for text in [str(next(iter(c.args.values()), ""))])
+            _none_line(str(next(iter(c.args.values()), ""))) for c in speech)
 
     def _silence_stands(self, response: ProviderResponse, heard: str) -> bool:
         """The reply is only "none" and the person did not call the companion by name: the
         model chose silence for words that may be for someone else (a TV, the family)."""
-        speech = [c for c in response.tool_calls if c.name in SPEECH_ACTIONS]
-        if not speech or len(speech) != len(response.tool_calls):
-            return False
-        if not all(is_silence(str(next(iter(c.args.values()), ""))) for c in speech):
-            return False
-        return self._called_by_name.search(heard) is None
+        return self._only_silence(response) and self._called_by_name.search(heard) is None
 
     def _stop(self, outcome: TurnOutcome, why: str, source_id: str, problems: list[str]) -> TurnOutcome:
         log.warning("turn.stopped", companion=self.companion.name, source=source_id, reason=why,
@@ -289,7 +283,7 @@ class TurnRunner:
             if heard and message == "":   # all of it a copy of the correction, or only its own name
                 problems.append(f"{call.name} /message: says nothing to the person; answer them in your own words")
                 continue
-            if (heard or self._must_act) and isinstance(message, str) and (_NONE_WORDS.match(message) or is_silence(message)):
+            if (heard or self._must_act) and isinstance(message, str) and _none_line(message):
                 problems.append(f"{call.name} /message: says 'none' aloud; answer the person in your own words" if heard else
                                 f"{call.name} /message: says 'none' aloud, but a rule of yours applies now: do what it says")
                 continue
@@ -319,6 +313,11 @@ class TurnRunner:
             return self.acts.send_message(call, source_id)
         self.acts.set_state(BrainState.AWAITING_RESULTS)
         return self.acts.perform(call.name, call.args, source_id)
+
+
+def _none_line(text: str) -> bool:
+    """A spoken line that only says "none" / "do nothing"."""
+    return _NONE_WORDS.match(text) is not None or is_silence(text)
 
 
 def _spoken_words(call: ToolCall, speech: Speech | None) -> str | None:
