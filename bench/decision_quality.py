@@ -33,7 +33,6 @@ import importlib.util
 import json
 import os
 import platform
-import statistics
 import sys
 import time
 from pathlib import Path
@@ -48,7 +47,7 @@ from decision_checks import Decision, spoken_action  # noqa: E402
 from edge.brain.loop import BrainConfig, CompanionBrain  # noqa: E402
 from edge.protocol.companion import Companion, load_companion  # noqa: E402
 from edge.protocol.payloads import Action, ActionResult, Perception  # noqa: E402
-from edge.protocol.action_names import SPEECH_ACTIONS  # noqa: E402
+from edge.protocol.speech_action import speech_names  # noqa: E402
 from edge.providers.factory import make_provider  # noqa: E402
 
 ROOT = HERE.parent
@@ -182,7 +181,7 @@ def _run_case(provider: Any, companion: Companion, case: Case, seed: int, config
     finally:
         brain.stop(timeout=1)
     first = body.actions[0] if body.actions else None
-    decision: Decision = (first.name, _whole_reply(body.actions)) if first else ("none", {})
+    decision: Decision = (first.name, _whole_reply(body.actions, speech_names([companion]))) if first else ("none", {})
     valid = not observed.rejected_only()
     failure = case.check(decision) if valid else "no valid decision (every reply was rejected)"
     took = (body.first_action_at or ended) - t0
@@ -195,18 +194,20 @@ def _run_case(provider: Any, companion: Companion, case: Case, seed: int, config
             "spoken_actions": spoken}
 
 
-def _whole_reply(actions: list[Action]) -> dict[str, Any]:
-    """The first action's params; a reply in words streamed as several speak actions, one per
-    clause (docs/protocol.md "Streamed speech"), is judged whole: their messages joined."""
+def _whole_reply(actions: list[Action], voices: frozenset[str]) -> dict[str, Any]:
+    """The first action's params; a reply in words streamed as several speech actions (the
+    companion's voice, whatever its name), one per clause (docs/protocol.md "Streamed speech"),
+    is judged whole: their words joined."""
     first = actions[0]
-    if first.name not in SPEECH_ACTIONS or "message" not in first.params:
+    key = next((k for k, v in first.params.items() if isinstance(v, str)), None)
+    if first.name not in voices or key is None:
         return first.params
     clauses = []
     for action in actions:
-        if action.name != first.name or "message" not in action.params:
+        if action.name != first.name or not isinstance(action.params.get(key), str):
             break
-        clauses.append(str(action.params["message"]))
-    return {**first.params, "message": " ".join(clauses)}
+        clauses.append(str(action.params[key]))
+    return {**first.params, key: " ".join(clauses)}
 
 
 def _fresh(p: Perception) -> Perception:

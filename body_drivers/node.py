@@ -31,8 +31,9 @@ from edge.log import get_logger
 from edge.protocol import codec
 from edge.protocol.codec import CodecError
 from edge.protocol.dedupe import RecentIds
-from edge.protocol.action_names import SPEECH_ACTIONS, STOP
+from edge.protocol.action_names import SPEECH_ACTION, SPEECH_ACTIONS, STOP
 from edge.protocol.companion import ActionSpec, Companion, validate_params
+from edge.protocol.speech_action import SpokenAction, spoken_action
 from edge.protocol.payloads import Action, ActionError, ActionResult, Estop, PayloadError, Speaking, VoiceActivity
 
 log = get_logger(__name__)
@@ -144,7 +145,7 @@ class BodyNode:
         playing: a later sentence is not cut by an event about an earlier one. ``onset`` (a sound
         that may be a person) pauses the speech until ``started`` or ``dismissed`` says which."""
         current = self._current
-        if current is None or current.name not in SPEECH_ACTIONS:
+        if current is None or not self.is_speech(current):
             return
         if voice.over and current.id not in voice.over:
             return
@@ -168,7 +169,7 @@ class BodyNode:
                 waiting = self._queue.get_nowait()
             except queue.Empty:
                 break
-            if waiting is not None and waiting.name in SPEECH_ACTIONS:
+            if waiting is not None and self.is_speech(waiting):
                 self._finish(waiting, time.time(), ActionError(ActionCode.INTERRUPTED,
                                                                "dropped: a person talked over the robot"))
             else:
@@ -183,7 +184,7 @@ class BodyNode:
         ``speaking``, so the microphone learns the robot's voice from then, not from the action,
         which on a busy CPU comes seconds before the voice (synthesis)."""
         current = self._current
-        if current is not None and current.name in SPEECH_ACTIONS:
+        if current is not None and self.is_speech(current):
             self.bus.publish(Speaking(sender=self.bus.node_id, action=current.id, at=at))
 
     def _speech_hold(self) -> PlaybackHold | None:
@@ -246,6 +247,26 @@ class BodyNode:
                 return spec
         return None
 
+    def voice_of(self, action: Action) -> SpokenAction | None:
+        """The sender's voice when ``action`` is it (``whisper``, ``shaberu``: edge/protocol/speech_action.py)."""
+        companion = self.companions.get(action.sender) or next(
+            (c for c in self.companions.values() if c.action(action.name) is not None), None)
+        voice = spoken_action(companion)
+        return voice if voice is not None and voice.name == action.name else None
+
+    def is_speech(self, action: Action) -> bool:
+        """Words said aloud: barge-in cuts them, the microphone is told when they sound."""
+        return action.name in SPEECH_ACTIONS or self.voice_of(action) is not None
+
+    def _as_spoken(self, action: Action) -> Action:
+        """What the executor is handed: a companion's voice under any name, with its words in any
+        parameter, is ``speak {"message": ...}`` to every body (the result keeps the action's own name)."""
+        voice = self.voice_of(action)
+        words = voice.words(action.params) if voice is not None else None
+        if voice is None or words is None or (action.name == SPEECH_ACTION and voice.param == "message"):
+            return action
+        return Action(name=SPEECH_ACTION, params={"message": words}, sender=action.sender, id=action.id, ts=action.ts)
+
     def _perform(self, action: Action) -> None:
         started = time.time()
         spec = self.spec_for(action)
@@ -264,7 +285,7 @@ class BodyNode:
         self.timeline.record("action.started", id=action.id, name=action.name, params=action.params)
         self._current = action
         try:
-            self.executor.execute(action, self._cancel)
+            self.executor.execute(self._as_spoken(action), self._cancel)
         except ActionFailure as exc:
             self._finish(action, started, self._talked_over(action) or ActionError(exc.code, exc.message))
             return

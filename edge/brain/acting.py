@@ -15,6 +15,7 @@ from __future__ import annotations
 import collections
 import threading
 import time
+from collections.abc import Collection
 from typing import Any, Callable, Protocol
 
 from edge.brain.conversation import MessagingRules
@@ -71,8 +72,10 @@ class Acting:
     """The brain's ``Acts``: one per companion, shared by its turn and its slash commands."""
 
     def __init__(self, companion_id: str, name: str, action_client: ActionClient, messaging: MessagingRules,
-                 observer: Observer, result_timeout_s: float, stopping: threading.Event):
+                 observer: Observer, result_timeout_s: float, stopping: threading.Event,
+                 voices: Collection[str] = SPEECH_ACTIONS):
         self.companion_id, self.name = companion_id, name
+        self.voices = voices                      # the actions that are its words (speak, say, whisper ...)
         self.action_client = action_client
         self.messaging = messaging
         self.observer = observer
@@ -133,7 +136,7 @@ class Acting:
                                                                                    "action not sent"))
             self.observer("result", {"result": result.to_dict()})
             return lambda: result
-        if name in SPEECH_ACTIONS:
+        if name in self.voices:
             self.spoken_ids.append(action.id)
         self._last_params[name] = dict(params)
         sent = self.action_client.send(action, on_sent=lambda: self.observer(

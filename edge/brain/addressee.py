@@ -20,7 +20,7 @@ _FILLERS = {"hmm", "hm", "mm", "mmm", "mhm", "uh", "um", "umm", "er", "erm", "ah
             "诶", "欸", "咦"}
 # People called by who they are to the speaker (not by name).
 _KIN = re.compile(r"^(?:mum|mom|mummy|mommy|mama|mother|dad|daddy|papa|father|grandma|granny|grandpa|grandad|honey|"
-                  r"sweetie|darling|babe|son|sis|bro|kids|children|auntie|aunt|uncle|"
+                  r"sweetie|darling|dear|love|babe|son|sis|bro|kids|children|auntie|aunt|uncle|"
                   r"お母さん|お父さん|ママ|パパ|母さん|父さん|おばあちゃん|おじいちゃん|お姉ちゃん|お兄ちゃん|あなた|"
                   r"妈|妈妈|爸|爸爸|老妈|老爸|奶奶|爷爷|姥姥|姥爷|外婆|外公|老婆|老公|宝贝|儿子|女儿|哥|姐|弟弟|妹妹|哥哥|姐姐)$",
                   re.IGNORECASE)
@@ -31,7 +31,12 @@ _OPENERS = {"hello", "hi", "hey", "okay", "ok", "yes", "yeah", "yep", "no", "nop
             "go", "robot", "buddy", "pal", "friend", "mate", "you", "hmm", "um", "uh", "morning", "evening", "night",
             "goodnight", "bye", "goodbye", "cheers", "first", "actually", "honestly", "anyway", "ready", "quick",
             "careful", "guess", "see", "remember", "tomorrow", "today", "tonight", "later", "again", "kiddo", "little",
-            "say", "tell", "let", "lets", "let's", "take", "give", "show", "turn", "play", "watch", "check", "try"}
+            "say", "tell", "let", "lets", "let's", "take", "give", "show", "turn", "play", "watch", "check", "try",
+            # interjections: "Whoa, stop the door!" calls nobody
+            "whoa", "woah", "ouch", "ow", "yikes", "gosh", "jeez", "geez", "ooh", "aw", "aww", "huh", "yay", "hooray",
+            "ugh", "phew", "shh", "hush", "psst", "ahem", "argh", "eek", "help", "hurry", "darn", "dang", "damn",
+            "blimey", "crikey", "whew", "oi", "yo", "bravo", "oh no", "uh oh", "oh dear", "goodness", "seriously",
+            "quickly", "gently", "slowly", "easy", "careful now", "watch out"}
 # What may follow a request on its own: "Party mode, please!", "Lights off, now!", "二つ、お願い"
 _ONLY_POLITE = re.compile(r"(?:please|pls|now|right now|thanks|thank you|quick|quickly|asap|again|too|"
                           r"お願い|おねがい|お願いします|ください|下さい|请|谢谢|快点)\s*[.!?。！？~]*", re.IGNORECASE)
@@ -71,7 +76,7 @@ def called_elsewhere(text: str, own_names: list[str]) -> str | None:
     if _ONLY_POLITE.fullmatch(_plain(text[m.end():])):   # "Party mode, please!": what is asked, not a name
         return None
     if 1 <= len(words) <= 2 and called[:1].isupper() and called.isascii() and words[0] not in _OPENERS \
-            and all(w.isalpha() for w in words):
+            and lowered not in _OPENERS and all(w.isalpha() for w in words):
         return called
     return None
 

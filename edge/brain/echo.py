@@ -39,8 +39,9 @@ def echoes(reply: str, heard: str) -> bool:
     return difflib.SequenceMatcher(None, said, back).ratio() > SIMILAR
 
 
-def echo_problem(action: str) -> str:
-    return f"{action} /message: it repeats what the person said; answer them in your own words"
+def echo_problem(at: str) -> str:
+    """``at``: the speech call and its words' parameter, ``"speak /message"``."""
+    return f"{at}: it repeats what the person said; answer them in your own words"
 
 
 _RUN_LATIN = 14   # characters in a row from our own instructions that make a copy
@@ -92,5 +93,5 @@ def _longest_copy(text: str, source: str) -> int:
     return difflib.SequenceMatcher(None, text.lower(), source.lower(), autojunk=False).find_longest_match().size
 
 
-def recital_problem(action: str) -> str:
-    return f"{action} /message: it reads out your instructions; answer the person in a few words of your own"
+def recital_problem(at: str) -> str:
+    return f"{at}: it reads out your instructions; answer the person in a few words of your own"

@@ -24,26 +24,38 @@ from dataclasses import dataclass
 from typing import Any
 
 from edge.brain.quantities import convert, param_unit, quantities, ranges
+from edge.brain.rule_tests import LEAST, LESS, MORE, MOST, Test, either_side, range_test
 from edge.brain.slots import enum_words, settled
 from edge.protocol.companion import Companion, EventSpec
 from edge.providers.base import Tool
 
-_LESS, _MOST, _MORE, _LEAST = "<", "<=", ">", ">="
 _BEFORE_NUMBER = (   # the compound words first: "达到或超过" is at least, not above
     (re.compile(r"(?:at least|no less than|not less than|not below|not under|达到或超过|达到|至少|不小于|不低于|不少于|不短于)\s*$",
-                re.I), _LEAST),
+                re.I), LEAST),
     (re.compile(r"(?:at most|no more than|up to|not more than|not above|not over|不大于|不高于|不多于|不超过|最多)\s*$",
-                re.I), _MOST),
-    (re.compile(r"(?:below|under|less than|lower than|closer than|nearer than|fewer than|beneath|低于|小于|少于|不到|不足|"
-                r"近于|短于)\s*$", re.I), _LESS),
-    (re.compile(r"(?:above|over|more than|greater than|higher than|further than|farther than|exceeds?|beyond|"
-                r"高于|大于|超过|多于|远于)\s*$", re.I), _MORE),
+                re.I), MOST),
+    (re.compile(r"(?:below|under|less than|lower than|closer than|nearer than|fewer than|beneath|before|earlier than|"
+                r"colder than|cooler than|"
+                r"低于|小于|少于|不到|不足|近于|短于)\s*$", re.I), LESS),
+    (re.compile(r"(?:above|over|more than|greater than|higher than|further than|farther than|exceeds?|beyond|after|"
+                r"warmer than|hotter than|"
+                r"later than|高于|大于|超过|多于|远于)\s*$", re.I), MORE),
 )
+_CLOCK = r"(?::00|\s*o'clock|点|時|时)?"   # "after 22:00", "22点以后": an hour said as a time of day
+_FROM_THE_HOUR = re.compile(rf"^{_CLOCK}", re.I)
+
+
+def _clock_said(after: str) -> bool:
+    """The number just read is said as a time of day (":00", "o'clock", 点, 時 follows it)."""
+    m = _FROM_THE_HOUR.match(after)
+    return m is not None and m.group(0) != "" and not after[len(m.group(0)):][:1].isdigit()
 _AFTER_NUMBER = (
-    (re.compile(r"^\s*(?:未満|より(?:小さ|低|少な|近|短)|以内)", re.I), _LESS),
-    (re.compile(r"^\s*(?:or less|or below|or under|or fewer|以下|或以下|或更少)", re.I), _MOST),
-    (re.compile(r"^\s*(?:を?超え|より(?:大き|高|多|遠|長))", re.I), _MORE),
-    (re.compile(r"^\s*(?:or more|or above|or higher|or over|以上|或以上|或更多)", re.I), _LEAST),
+    (re.compile(rf"^\s*(?:未満|より(?:小さ|低|少な|近|短)|以内|{_CLOCK}\s*(?:より前|之前|以前))", re.I), LESS),
+    (re.compile(rf"^\s*(?:or less|or below|or under|or fewer|以下|或以下|或更少|{_CLOCK}\s*(?:or earlier|or before))", re.I),
+     MOST),
+    (re.compile(r"^\s*(?:を?超え|より(?:大き|高|多|遠|長))", re.I), MORE),
+    (re.compile(rf"^\s*(?:or more|or above|or higher|or over|以上|或以上|或更多|"
+                rf"{_CLOCK}\s*(?:or later|or after|以降|以后|之后|過ぎ))", re.I), LEAST),
 )
 _TRIGGER_END = re.compile(r"(?:たら|なら|ときは|時は|とき|場合は?|的时候|时[，,]|時[，,]|后[，,])|[,，:：;；。.](?=\s|$|[^\d])")
 _FURTHER = re.compile(r"\s*(?:(?:and |but )?(?:only )?(?:if|unless|provided)\b|如果|要是|并且|而且|もし)", re.I)
@@ -64,45 +76,6 @@ _FUNCTION_WORDS = {"when", "whenever", "the", "and", "sees", "see", "seen", "com
 _CHANGE = re.compile(r"(?:from\s+)?(?P<from>true|false|yes|no)\s*(?:から|to|→|->|变成|变为|到)\s*(?P<to>true|false|yes|no)", re.I)
 _TRUE = ("true", "yes")
 _WORD = re.compile(r"[a-z]{3,}|[\u3040-\u30ff\u4e00-\u9fff]{2,}", re.I)
-
-
-@dataclass(frozen=True)
-class Test:
-    field: str
-    op: str
-    value: Any
-
-    def judge(self, body: dict[str, Any], before: dict[str, Any] | None = None) -> bool | None:
-        got = body.get(self.field)
-        if self.op == "became":   # "present が false から true に変わったら": this reading, not the last
-            if before is None or self.field not in before or got is None:
-                return None
-            return got == self.value and before.get(self.field) != self.value
-        if self.op == "contains":
-            if not isinstance(got, list):
-                return None
-            words = " ".join(str(item).lower() for item in got)
-            return any(re.search(rf"(?<![a-z]){re.escape(w)}(?![a-z])", words) for w in self.value)
-        if self.op == "==":
-            return None if got is None else got == self.value
-        if self.op == "in":
-            return None if got is None else got in self.value
-        if self.op == "between":
-            if isinstance(got, bool) or not isinstance(got, (int, float)):
-                return None
-            return self.value[0] <= got <= self.value[1]
-        if self.op == "outside":
-            if isinstance(got, bool) or not isinstance(got, (int, float)):
-                return None
-            return got < self.value[0] or got > self.value[1]
-        value = self.value
-        if isinstance(value, tuple) and value[:1] == ("field",):   # compared with another field
-            value = body.get(value[1])
-            if isinstance(value, bool) or not isinstance(value, (int, float)):
-                return None
-        if isinstance(got, bool) or not isinstance(got, (int, float)):
-            return None
-        return {_LESS: got < value, _MOST: got <= value, _MORE: got > value, _LEAST: got >= value}[self.op]
 
 
 @dataclass(frozen=True)
@@ -218,9 +191,10 @@ def read_rule(event: EventSpec, schema: dict[str, Any]) -> Rule:
     spans = []
     values: dict[str, list[float]] = {}   # "hour 8 or hour 18": the values a field is said to be
     for low, high, start, end in ranges(trigger):   # "during the day (hour 8 to 17)"
-        field = _numeric_field(trigger, start, None, fields)
+        clock = ":00" in trigger[start:end] or _clock_said(trigger[end:])   # "23:00 to 5:00", "4 o'clock"
+        field = (_hour_field(fields) if clock else None) or _numeric_field(trigger, start, None, fields)
         if field is not None:
-            tests.append(Test(field, "between", (low, high)))
+            tests.append(range_test(field, fields[field], low, high))
             spans.append((start, end))
     tests.extend(_field_against_field(trigger, fields))
     for q in quantities(trigger):
@@ -228,16 +202,20 @@ def read_rule(event: EventSpec, schema: dict[str, Any]) -> Rule:
             continue
         op = next((o for rx, o in _BEFORE_NUMBER if rx.search(trigger[:q.start])), None) or \
             next((o for rx, o in _AFTER_NUMBER if rx.match(trigger[q.end:])), None)
+        if op == MORE and re.search(r"after\s*$", trigger[:q.start], re.I) and \
+                _clock_said(trigger[q.end:]):   # "after 22:00": the hour of 22 on
+            op = LEAST
         if op is None:
             if (field := _named_right_before(trigger, q.start, fields)) is not None:
                 values.setdefault(field, []).append(q.value)
             continue
-        field = _numeric_field(trigger, q.start, q.unit, fields)
+        field = _hour_field(fields) if _clock_said(trigger[q.end:]) else None   # "after 22:00"
+        field = field or _numeric_field(trigger, q.start, q.unit, fields)
         if field is not None:
             unit = param_unit(field, str(fields[field].get("description", "")))
             value = convert(q.value, q.unit, unit) if q.unit and unit else q.value
             tests.append(Test(field, op, value if value is not None else q.value))
-    tests = _either_side(tests)
+    tests = either_side(tests)
     tests.extend(Test(field, "in", tuple(said)) for field, said in values.items()
                  if not any(t.field == field for t in tests))
     for name, spec in fields.items():
@@ -268,9 +246,16 @@ def read_rule(event: EventSpec, schema: dict[str, Any]) -> Rule:
             nouns = [w for w in _WORD.findall(lowered) if w not in words and w not in _FUNCTION_WORDS]
             if nouns and any(w in lowered for w in words) or nouns and len(fields) <= 4:
                 tests.append(Test(name, "contains", tuple(nouns)))
-    opening = re.split(r"(?<=[.。!！])\s*", consequence.strip(), maxsplit=1)[0]
+    opening = re.split(r"(?<=[.。!！;；])\s*", consequence.strip(), maxsplit=1)[0]   # "…偏低；…以内什么都不做"
     bare = not quantities(trigger) and _CONDITIONAL.search(trigger) is None
     return Rule(event, tuple(tests), _NOTHING.search(opening) is not None, consequence.strip(), bare)
+
+
+def _hour_field(fields: dict[str, dict[str, Any]]) -> str | None:
+    """The reading's one hour-of-day field, for a number said as a time of day."""
+    hours = [n for n, spec in fields.items() if spec.get("type") in ("number", "integer")
+             and re.search(r"hour|時|时|点", n, re.I)]
+    return hours[0] if len(hours) == 1 else None
 
 
 def _pieces(name: str, spec: dict[str, Any]) -> set[str]:
@@ -291,7 +276,7 @@ def _field_against_field(trigger: str, fields: dict[str, dict[str, Any]]) -> lis
     pieces = {n: _pieces(n, s) for n, s in numeric.items()}
     own = {n: p - set().union(*(q for m, q in pieces.items() if m != n)) for n, p in pieces.items()}
     lowered = trigger.lower()
-    for rx, op in _BEFORE_NUMBER + ((re.compile(r"(?:reaches|reached|hits|达到|到达|に達し)\s*$", re.I), _LEAST),):
+    for rx, op in _BEFORE_NUMBER + ((re.compile(r"(?:reaches|reached|hits|达到|到达|に達し)\s*$", re.I), LEAST),):
         for at in range(len(lowered), 0, -1):
             m = rx.search(lowered[:at])
             if m is None or m.end() != at:
@@ -302,24 +287,6 @@ def _field_against_field(trigger: str, fields: dict[str, dict[str, Any]]) -> lis
             if len(right) == 1 and left:
                 return [Test(left[0], op, ("field", right[0]))]
     return []
-
-
-def _either_side(tests: list[Test]) -> list[Test]:
-    """"below 10 °C or above 32 °C": one field below a value and above a larger one is one test
-    (outside the range), not two that can never both hold."""
-    out: list[Test] = []
-    for t in tests:
-        other = next((o for o in out if o.field == t.field and {o.op, t.op} <= {_LESS, _MORE, _MOST, _LEAST}
-                      and (o.op in (_LESS, _MOST)) != (t.op in (_LESS, _MOST))), None)
-        if other is None:
-            out.append(t)
-            continue
-        low, high = (other.value, t.value) if other.op in (_LESS, _MOST) else (t.value, other.value)
-        if low < high:
-            out[out.index(other)] = Test(t.field, "outside", (low, high))
-        else:
-            out.append(t)
-    return out
 
 
 class EventRules:

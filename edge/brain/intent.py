@@ -35,7 +35,7 @@ from edge.brain.slots import asks_to_go, asks_to_see, points_somewhere, takes_di
 from edge.brain.small_talk import TALK
 from edge.brain.turn import SEND_MESSAGE
 from edge.brain.prompt import EXAMPLES_KEY
-from edge.protocol.action_names import SPEECH_ACTIONS
+from edge.protocol.speech_action import speech_names
 from edge.protocol.companion import Companion
 from edge.providers.base import Tool
 from edge.brain.ranker_choice import default_ranker
@@ -142,8 +142,9 @@ class CommandSense:
 
     def __init__(self, companion: Companion, tools: list[Tool]):
         asked = variants(companion.source)
-        shown, talk = _worked_examples(companion)
-        self._names = [t.name for t in tools if t.name not in SPEECH_ACTIONS]
+        self._voices = speech_names([companion])   # its words, whatever the file calls them
+        shown, talk = _worked_examples(companion, self._voices)
+        self._names = [t.name for t in tools if t.name not in self._voices]
         self._passages = [tool_passages(t, [*asked.get(t.name, []), *shown.get(t.name, [])])
                           for t in tools if t.name in self._names]
         self._talk = list(dict.fromkeys([*TALK, *talk]))
@@ -275,7 +276,7 @@ class CommandSense:
             if len(stops) == 1:
                 return Offer(stops, False, text)
         reading = self.read(text)
-        words = [t for t in tools if t.name in SPEECH_ACTIONS or t.name == SEND_MESSAGE]
+        words = [t for t in tools if t.name in self._voices or t.name == SEND_MESSAGE]
         if reading.says_no:
             return Offer(words or tools, True, text)
         narrowed = [t for t in tools if t.name in reading.wanted]
@@ -308,7 +309,7 @@ _STOPPERS = {"stop", "halt", "stop_all", "stop_everything", "freeze", "emergency
 _JUST_STOP = re.compile(r"(?:(?:please|now|right now|ok|okay)\s+)*(?:stop|halt|freeze|stop it|stop now|stop everything|"
                         r"止まって|とまって|止まれ|ストップ|やめて|止めて|停|停下|停下来|别动)(?:\s*(?:please|now|right now))*",
                         re.IGNORECASE)
-def _worked_examples(companion: Companion) -> tuple[dict[str, list[str]], list[str]]:
+def _worked_examples(companion: Companion, voices: frozenset[str]) -> tuple[dict[str, list[str]], list[str]]:
     """The file's worked examples with a sentence as input: by the action they show, and the
     ones answered in words (talk)."""
     by_action: dict[str, list[str]] = {}
@@ -321,7 +322,7 @@ def _worked_examples(companion: Companion) -> tuple[dict[str, list[str]], list[s
             if not isinstance(body, str):
                 continue
             action = decision.get("action") if isinstance(decision, dict) else None
-            if not isinstance(action, str) or action in SPEECH_ACTIONS:
+            if not isinstance(action, str) or action in voices:
                 talk.append(body)
             else:
                 by_action.setdefault(action, []).append(body)

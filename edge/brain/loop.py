@@ -41,6 +41,7 @@ from edge.log import get_logger
 from edge.protocol.companion import Companion
 from edge.protocol.dedupe import RecentIds
 from edge.protocol.payloads import ActionResult, CompanionMessage, Estop, Perception, Reply, VoiceActivity
+from edge.protocol.speech_action import speech_names
 from edge.providers.base import Provider, ProviderError, ToolCall, warm
 from edge.runtime.action_client import ActionClient
 from edge.runtime.node import Node
@@ -79,7 +80,8 @@ class CompanionBrain:
         self.action_client = ActionClient(bus, subscribe=False)
         # what the turn's helpers are given instead of this brain (acting.py)
         self.acts = Acting(companion.id, companion.name, self.action_client, self.messaging,
-                           observer or (lambda kind, data: None), self.config.result_timeout_s, self._stop)
+                           observer or (lambda kind, data: None), self.config.result_timeout_s, self._stop,
+                           speech_names([companion]))
         self.self_address = SelfAddress(companion)
         self._turns = TurnRunner(companion, provider, self.config, self.memory, self.self_address, self.acts)
         self._seen_ids = RecentIds()

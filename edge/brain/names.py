@@ -12,6 +12,7 @@ import re
 
 from edge.protocol.companion import Companion
 from edge.providers.base import ProviderResponse
+from edge.protocol.speech_action import speech_names
 from edge.providers.decision import map_spoken
 
 _SUFFIX = r"(?:ちゃん|くん|さん|君)?"
@@ -37,6 +38,7 @@ class SelfAddress:
     """Takes the companion's own name out of a reply where the reply addresses someone by it."""
 
     def __init__(self, companion: Companion):
+        self._voices = speech_names([companion])
         spoken = "|".join(re.escape(n) for n in spoken_names(companion))
         # "Pochi, ..." / "ポチ、..." opening the reply: the name followed by a comma or "!"
         self._opening = re.compile(rf"^\s*(?:{spoken}){_SUFFIX}\s*[,、!！]\s*", re.IGNORECASE)
@@ -61,4 +63,4 @@ class SelfAddress:
         """``response`` with each spoken line's own-name address taken out (``strip``). A whole
         line that is only the name stays: that is the answer to "What is your name?" (taken out,
         the robot said nothing and the turn ended unanswered)."""
-        return map_spoken(response, lambda line: line if self._alone.match(line) else self.strip(line))
+        return map_spoken(response, lambda line: line if self._alone.match(line) else self.strip(line), self._voices)

@@ -28,6 +28,7 @@ from typing import Any
 from edge.brain.slot_numbers import extremes, numbers_for, says_numbers
 from edge.brain.slots import pin, settled
 from edge.protocol.companion import Companion, EventSpec
+from edge.protocol.speech_action import spoken_action
 from edge.protocol.language import companion_language
 from edge.protocol.payloads import Perception, is_perception_format
 from edge.providers.base import Message, Tool
@@ -93,7 +94,9 @@ def example_turns(companion: Companion) -> list[Message]:
     turns: list[Message] = []
     # Speech last: a small model leans towards the kind of reply it saw most recently, and most
     # of what people say to a companion wants words, not motion.
-    pairs = sorted(example_pairs(companion), key=lambda pair: '"action":"speak"' in pair[1])
+    voice = spoken_action(companion)
+    said = f'"action":"{voice.name if voice else "speak"}"'
+    pairs = sorted(example_pairs(companion), key=lambda pair: said in pair[1])
     introduction = self_introduction(companion)
     if introduction is not None:   # the last turn before the perception: its facts stay in view
         pairs.append(introduction)
@@ -115,13 +118,14 @@ def self_introduction(companion: Companion) -> tuple[str, str] | None:
     where a small model looks (held-out set F: 3 of 3 story questions wrong without it). Constant
     per companion, so it costs nothing after the warm-up (prompt cache); the story beside each
     question instead cost ~0.3 s of prompt reading per question for the same score."""
-    speech = next((a for a in companion.actions if a.title in ("speak", "say")), None)
-    if speech is None or not companion.story.strip() or not isinstance(speech.schema, dict):
+    voice = spoken_action(companion)
+    speech = companion.action(voice.name) if voice is not None else None
+    if voice is None or speech is None or not companion.story.strip():
         return None
     props = speech.schema.get("properties")
-    if not isinstance(props, dict) or len(props) != 1:
+    if not isinstance(props, dict) or list(props) != [voice.param]:
         return None
-    param = next(iter(props))
+    param = voice.param
     asked = INTRODUCE_JA if speaks_japanese(companion) else INTRODUCE_EN
     perception = Perception(title="input", body=asked, format="text")
     return user_text(perception), _compact({"action": speech.title, "params": {param: companion.story.strip()}})

@@ -59,8 +59,12 @@ class Quantity:
 
 
 def ranges(text: str) -> list[tuple[float, float, int, int]]:
-    """Each "N to M" said (low, high, start, end): "hour 8 to 17", "5〜10秒"."""
-    return [(float(m.group(1)), float(m.group(2)), m.start(), m.end()) for m in _RANGE.finditer(text.lower())]
+    """Each "N to M" said, as said (start, end): "hour 8 to 17", "5〜10秒", "23点到5点",
+    "between 15% and 29%". ``low`` may be above ``high``: "hour 23 to 5" runs across midnight."""
+    lowered = text.lower()
+    found = [(float(m.group(1)), float(m.group(2)), m.start(), m.end())
+             for rx in (_RANGE, _BETWEEN) for m in rx.finditer(lowered)]
+    return sorted(found, key=lambda r: r[2])
 
 
 @dataclass(frozen=True)
@@ -71,9 +75,10 @@ class ClockTime:
 
 def convert(value: float, unit: str | None, wanted: str) -> float | None:
     """``value`` in ``unit`` as ``wanted``; None when the two do not measure the same thing.
-    度 (``du``) is degrees, a temperature or a count, whichever the parameter wants."""
-    if unit == wanted or unit == "du" and wanted in ("deg", "celsius", "times"):
-        return value
+    度 (``du``) is degrees, a temperature or a count, whichever the parameter wants; "degrees"
+    said for a temperature are Celsius."""
+    if unit == wanted or unit == "du" and wanted in ("deg", "celsius", "times") or (unit, wanted) == ("deg", "celsius"):
+        return value   # "200 degrees" for an oven, "minus 15 degrees" for a freezer: Celsius
     factor = _FACTORS.get((unit or "", wanted))
     return value * factor if factor is not None else None
 
@@ -85,7 +90,11 @@ _EN_WORD = r"(?:zero|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twe
            r"thousand|a|an|and|half|quarter|quarters|couple|dozen|of|point)"
 _EN_RUN = re.compile(rf"\b{_EN_WORD}(?:[\s-]+{_EN_WORD})*\b", re.IGNORECASE)
 _DIGITS = re.compile(r"(?<![A-Za-z0-9.])(\d{1,3}(?:,\d{3})+|\d+(?:\.\d+)?)(?![\d])")
-_RANGE = re.compile(r"(?<![A-Za-z0-9.])(\d+(?:\.\d+)?)\s*(?:to|-|–|~|〜|～|到|から|至)\s*(\d+(?:\.\d+)?)(?![\d])")
+_CLOCK_WORD = r"(?:\s*(?::00|o'clock|点|時|时|h(?![a-z])))?"   # "23点到5点", "23:00 to 5:00"
+_RANGE = re.compile(rf"(?<![A-Za-z0-9.])(\d+(?:\.\d+)?){_CLOCK_WORD}\s*(?:to|-|–|~|〜|～|到|から|至)\s*(\d+(?:\.\d+)?)(?![\d])")
+_BETWEEN = re.compile(r"\bbetween\s+(\d+(?:\.\d+)?)\s*[^\d\s]{0,12}\s*and\s+(\d+(?:\.\d+)?)(?![\d])")
+# a minus sign, or the word for one, right before a number: "低于 -30 音分", "minus 5 degrees", "零下5度"
+_NEGATIVE = re.compile(r"(?:(?:^|(?<=[\s(（:：=,，、]))[-−－]|\b(?:minus|negative)\s+|零下|负|マイナス|氷点下)$")
 _CJK_PERCENT = re.compile(r"百分之([〇零一二两三四五六七八九十百]+|\d+)")                  # 百分之三十: 30 %
 _CJK_AND_A_HALF = re.compile(r"([〇零一二两三四五六七八九十]+|\d+)\s*[个個]半\s*(小时|小時|钟头|钟頭)")   # 一个半小时
 # 半小时 (half an hour), 半メートル (half a metre); not 半分 ("half" in Japanese)
@@ -171,6 +180,12 @@ def quantities(text: str) -> list[Quantity]:
     return list(_quantities(text))
 
 
+def _signed(text: str, start: int, end: int, value: float) -> tuple[int, int, float]:
+    """A number (start, end, value) with the minus sign said before it, if any."""
+    sign = _NEGATIVE.search(text[max(0, start - 10):start].lower())
+    return (start - len(sign.group(0)), end, -value) if sign else (start, end, value)
+
+
 @functools.lru_cache(maxsize=1024)
 def _quantities(text: str) -> tuple[Quantity, ...]:
     lowered = text.lower()
@@ -189,7 +204,7 @@ def _quantities(text: str) -> tuple[Quantity, ...]:
         special.append(Quantity(0.5, _HALF_UNITS.get(m.group(1), "h"), m.start(), m.end()))
     found: list[tuple[int, int, float]] = []
     for m in _DIGITS.finditer(lowered):
-        found.append((m.start(), m.end(), float(m.group(1).replace(",", ""))))
+        found.append(_signed(lowered, m.start(), m.end(), float(m.group(1).replace(",", ""))))
     for m in _EN_RUN.finditer(lowered):
         value = _english(m.group(0))
         if value is None and m.group(0) in ("a", "an") and _unit_after(lowered, m.end())[0] is not None:
@@ -198,8 +213,10 @@ def _quantities(text: str) -> tuple[Quantity, ...]:
             found.append((m.start(), m.end(), value))
     for m in _CJK_RUN.finditer(text):   # a lone 一 is in many words (一緒, 一番): a number only before a unit
         value = _cjk(m.group(0))
+        if text.startswith("下", m.end()) and m.group(0) == "零":   # 零下: below zero, a sign
+            continue
         if value is not None and (m.group(0) != "一" or _unit_after(text, m.end())[0] is not None):
-            found.append((m.start(), m.end(), value))
+            found.append(_signed(text, m.start(), m.end(), value))
     for m in _KANA_RUN.finditer(text):
         unit, _ = _unit_after(text, m.end())
         if unit is not None or "じゅう" in m.group(0) or "ひゃく" in m.group(0):

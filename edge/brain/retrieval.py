@@ -27,7 +27,7 @@ from edge.providers.base import Tool
 log = get_logger(__name__)
 
 NAME_WEIGHT = 2             # a tool's name words count twice (BM25): they say what it does most directly
-KEEP_ALWAYS = ("speak",)    # the companion's voice: the answer to any input no other tool fits
+KEEP_ALWAYS = ("speak",)    # the voice (the brain passes the companion's own): the answer to any input no other tool fits
 MAX_QUERY_CHARS = 1000   # a long JSON body says what it is in its first few hundred characters
 
 Examples = Mapping[str, Sequence[str]]     # action name -> sentences a user would say for it

@@ -36,7 +36,7 @@ from edge.protocol.action_codes import ActionCode
 from edge.protocol.companion import Companion, validate_params
 from edge.protocol.payloads import ActionError, ActionResult
 from edge.providers.base import ContentSegment, Provider, ProviderContext, ProviderError, ProviderResponse, Tool, ToolCall
-from edge.protocol.action_names import SPEECH_ACTIONS
+from edge.protocol.speech_action import speech_names
 from edge.providers.decision import Speech, decision_budget, map_spoken, speech_of
 
 log = get_logger(__name__)
@@ -76,7 +76,8 @@ class TurnRunner:
         self._called_by_name = vocative(companion)
         # set by the brain: the action a spoken reply only restates (intent.CommandSense.restates)
         self.restated: Callable[[str, str], str | None] = lambda said, heard: None
-        self.spoken_calls = SpokenCalls(spoken_names(companion), lambda: SPEECH_ACTIONS,
+        self.voices = speech_names([companion])   # speak/say and the file's own voice (whisper, shaberu)
+        self.spoken_calls = SpokenCalls(spoken_names(companion), lambda: tuple(self.voices),
                                         [Tool(a.title, a.description, a.schema) for a in companion.actions])
         self._calls = ThreadPoolExecutor(max_workers=1, thread_name_prefix=f"llm-{companion.name}")
         self._examples = tuple(prompt.example_turns(companion))   # as constant as the companion file
@@ -144,9 +145,9 @@ class TurnRunner:
                 outcome.stopped = "no_action"
                 return outcome
             response = self.self_address.in_reply(response)   # "Good morning, Pochi!" said by Pochi
-            response = map_spoken(response, self._without_recital)   # its story read out: its first sentence
+            response = map_spoken(response, self._without_recital, self.voices)   # its story read out: its first sentence
             if told is not None:   # nothing of our own instructions is said aloud
-                response = map_spoken(response, lambda words: without_instructions(words, told))
+                response = map_spoken(response, lambda words: without_instructions(words, told), self.voices)
             problems = self._problems(response, tools, heard)
             acts.observe("decision", {"perception_id": source_id, "route": "llm", "attempt": round_no,
                                     "latency_s": latency,
@@ -211,7 +212,7 @@ class TurnRunner:
         """A reply in words that only restates the action the person asked for becomes that
         action, its parameters read from the person's words, when they settle it; otherwise
         the reply is left to the checks."""
-        speech = [c for c in response.tool_calls if c.name in SPEECH_ACTIONS]
+        speech = [c for c in response.tool_calls if c.name in self.voices]
         if len(speech) != 1 or len(response.tool_calls) != 1:
             return response
         said = next((v for v in speech[0].args.values() if isinstance(v, str)), "")
@@ -227,10 +228,9 @@ class TurnRunner:
         return ProviderResponse([ContentSegment(type="tool_call", tool_call=ToolCall(spec.title, values))],
                                 {**response.metadata, "restated": said})
 
-    @staticmethod
-    def _only_silence(response: ProviderResponse) -> bool:
+    def _only_silence(self, response: ProviderResponse) -> bool:
         """Every call of the reply is speech saying only "none" / "do nothing"."""
-        speech = [c for c in response.tool_calls if c.name in SPEECH_ACTIONS]
+        speech = [c for c in response.tool_calls if c.name in self.voices]
         return bool(speech) and len(speech) == len(response.tool_calls) and all(
             _none_line(str(next(iter(c.args.values()), ""))) for c in speech)
 
@@ -276,25 +276,27 @@ class TurnRunner:
         offered = {t.name: t for t in tools}
         speech = speech_of(tools)
         for call in response.tool_calls:
-            message = _spoken_words(call, speech)
+            spoken = _spoken_words(call, speech, self.voices)
+            where, message = spoken if spoken is not None else ("message", None)
+            at = f"{call.name} /{where}"
             if heard and isinstance(message, str) and echoes(message, heard):
-                problems.append(echo_problem(call.name))
+                problems.append(echo_problem(at))
                 continue
             if heard and message == "":   # all of it a copy of the correction, or only its own name
-                problems.append(f"{call.name} /message: says nothing to the person; answer them in your own words")
+                problems.append(f"{at}: says nothing to the person; answer them in your own words")
                 continue
             if (heard or self._must_act) and isinstance(message, str) and _none_line(message):
-                problems.append(f"{call.name} /message: says 'none' aloud; answer the person in your own words" if heard else
-                                f"{call.name} /message: says 'none' aloud, but a rule of yours applies now: do what it says")
+                problems.append(f"{at}: says 'none' aloud; answer the person in your own words" if heard else
+                                f"{at}: says 'none' aloud, but a rule of yours applies now: do what it says")
                 continue
             if isinstance(message, str) and (stepped := out_of_character(message, self.companion)):
-                problems.append(f"{call.name} /message: {stepped}")
+                problems.append(f"{at}: {stepped}")
                 continue
             if isinstance(message, str) and recites(message, self._system) and not recites(message, self._own_text):
-                problems.append(recital_problem(call.name))   # our instructions read out (its story is trimmed above)
+                problems.append(recital_problem(at))   # our instructions read out (its story is trimmed above)
                 continue
             if heard and isinstance(message, str) and (wrong := names_the_person_as_itself(message, heard, self.companion)):
-                problems.append(f"{call.name} /message: {wrong}")
+                problems.append(f"{at}: {wrong}")
                 continue
             if call.name == SEND_MESSAGE and SEND_MESSAGE in offered:
                 errors = Draft202012Validator(offered[SEND_MESSAGE].parameters).iter_errors(call.args)
@@ -320,15 +322,17 @@ def _none_line(text: str) -> bool:
     return _NONE_WORDS.match(text) is not None or is_silence(text)
 
 
-def _spoken_words(call: ToolCall, speech: Speech | None) -> str | None:
-    """What a speech call says, whatever the file named its text parameter (``say {"text": ...}``)."""
+def _spoken_words(call: ToolCall, speech: Speech | None, voices: frozenset[str]) -> tuple[str, str] | None:
+    """What a speech call says and the parameter it is in, whatever the file named it
+    (``say {"text": ...}``, ``shaberu {"ことば": ...}``); None for a call that is not speech."""
     if speech is not None and call.name == speech.action:
-        words = call.args.get(speech.param)
-    elif call.name in SPEECH_ACTIONS:
-        words = call.args.get("message", next((v for v in call.args.values() if isinstance(v, str)), None))
+        key: str | None = speech.param
+    elif call.name in voices:
+        key = "message" if "message" in call.args else next((k for k, v in call.args.items() if isinstance(v, str)), None)
     else:
         return None
-    return words if isinstance(words, str) else None
+    words = call.args.get(key) if key is not None else None
+    return (key, words) if key is not None and isinstance(words, str) else None
 
 
 def _early(stream: SpokenStream | None) -> list[ActionResult]:

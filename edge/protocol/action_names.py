@@ -10,11 +10,13 @@ A companion file names its own actions; a few names mean the same thing to every
   its ears while one plays.
 
 One list, so that no node treats ``say`` as speech while another treats it as a gesture
-(docs/protocol.md, "Actions").
+(docs/protocol.md, "Actions"). A companion file may name its voice otherwise (``whisper``,
+``shaberu``): edge/protocol/speech_action.py says which action that is, for every node alike.
 """
 
 from __future__ import annotations
 
 STOP = "stop"
-SPEECH_ACTIONS: tuple[str, ...] = ("speak", "say")
+SPEECH_ACTION = "speak"      # what every body speaks: a companion's voice is handed to it by this name
+SPEECH_ACTIONS: tuple[str, ...] = (SPEECH_ACTION, "say")
 

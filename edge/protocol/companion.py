@@ -30,6 +30,7 @@ from edge.protocol.companion_types import (ID_PREFIX, ActionSpec, Companion, Com
                                            PerceptionSpec, derive_id, validate_params)
 from edge.protocol.problems import Problem, explain, finish, format_problem, json_pointer, short, unknown_name
 from edge.protocol.sentences import sentence_problems
+from edge.protocol.speech_action import speech_mark_problems
 
 __all__ = ["ID_PREFIX", "SCHEMA_PATH", "SHARED_FIELDS", "ActionSpec", "Companion", "CompanionError", "EventSpec",
            "PerceptionSpec", "Problem", "derive_id", "file_validator", "format_problem", "load_companion",
@@ -71,7 +72,7 @@ def _semantic_problems(doc: dict) -> list[Problem]:
     out = _identity_problems(doc, meta) + _date_problems(meta)
     titles = {kind: _titles(doc, kind, out) for kind in ("actions", "perceptions")}
     out += _event_problems(doc, titles["actions"], titles["perceptions"])
-    return out + sentence_problems(doc)
+    return out + sentence_problems(doc) + speech_mark_problems(doc)
 
 
 def _identity_problems(doc: dict, meta: dict) -> list[Problem]:

@@ -24,27 +24,25 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Collection, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
 from edge.protocol.action_names import SPEECH_ACTIONS
+from edge.protocol.speech_action import spoken_action_of
 from edge.providers.base import ContentSegment, ProviderResponse, Tool, ToolCall
+from edge.providers.decision_parse import NO_ACTION, parse_decision
 
-NO_ACTION = "none"
+__all__ = ["NO_ACTION", "Speech", "as_words", "decision_budget", "decision_prompt", "decision_schema", "grammar_schema",
+           "map_spoken", "parse_decision", "parse_reply", "speech_grammar", "speech_of", "words_schema"]
+
 DEFAULT_MAX_STRING = 160   # chars; a spoken line or two. Only applied where the action sets none.
 DEFAULT_MAX_ITEMS = 8
 REASON_MAX = 80
-RAW_EXCERPT = 200          # how much of an unparsable reply an error segment quotes
 
 # Keywords copied as they are (after recursion where they hold schemas).
 _SCALAR_KEYWORDS = ("type", "enum", "const", "maxLength", "minLength", "minimum", "maximum",
                     "exclusiveMinimum", "exclusiveMaximum", "minItems", "maxItems")
-
-
-def _tool_names(tools: Iterable[Tool | str] | Mapping[str, Any]) -> list[str]:
-    """Accept the tools as a list of ``Tool``, a list of names, or a name->tool map (OpenStarry)."""
-    return [t if isinstance(t, str) else t.name for t in tools]
 
 
 def grammar_schema(schema: Any, max_string: int = DEFAULT_MAX_STRING) -> dict[str, Any]:
@@ -220,14 +218,16 @@ _JAPANESE_OPENING = "(?:[\\u4e00-\\u9fff]{0,%d}[\\u3040-\\u30ff])" % _KANJI_LEAD
 _WORD_CHARS = '[^\\n{}\\[\\]"\\uff02\\uff3b\\uff3d\\uff5b\\uff5d]'
 
 
-def map_spoken(response: ProviderResponse, change: Callable[[str], str]) -> ProviderResponse:
-    """``response`` with ``change`` applied to every string argument of its speech calls (ids
-    kept); the same object when nothing changed."""
+def map_spoken(response: ProviderResponse, change: Callable[[str], str],
+               voices: Collection[str] = SPEECH_ACTIONS) -> ProviderResponse:
+    """``response`` with ``change`` applied to every string argument of its speech calls (those
+    named in ``voices``: the companion's, edge/protocol/speech_action.py; ids kept); the same
+    object when nothing changed."""
     segments: list[ContentSegment] = []
     changed = False
     for segment in response.segments:
         call = segment.tool_call
-        if segment.type == "tool_call" and call is not None and call.name in SPEECH_ACTIONS:
+        if segment.type == "tool_call" and call is not None and call.name in voices:
             args = {k: change(v) if isinstance(v, str) else v for k, v in call.args.items()}
             if args != call.args:
                 segment = ContentSegment(type="tool_call", tool_call=ToolCall(call.name, args, call.id))
@@ -237,18 +237,22 @@ def map_spoken(response: ProviderResponse, change: Callable[[str], str]) -> Prov
 
 
 def speech_of(tools: Iterable[Tool], max_string: int = DEFAULT_MAX_STRING) -> Speech | None:
-    """The offered speech action, if one fits: named speak/say, exactly one required string param."""
-    for tool in tools:
-        if tool.name not in SPEECH_ACTIONS or not isinstance(tool.parameters, Mapping):
-            continue
-        props = _properties(tool.parameters)
-        required = tool.parameters.get("required") or []
-        if len(props) == 1 and list(props) == list(required):
-            name, spec = next(iter(props.items()))
-            if spec.get("type") == "string" and "enum" not in spec and "const" not in spec:
-                described = f"{tool.description} {spec.get('description', '')}"
-                return Speech(tool.name, name, int(spec.get("maxLength", max_string)),
-                              max(1, int(spec.get("minLength", 1))), _KANA.search(described) is not None)
+    """The offered speech action, if one fits: the tools' voice (``speak``/``say``, or the one
+    the file marks or shapes as its voice: edge/protocol/speech_action.py) with exactly one
+    parameter, required, free text."""
+    tools = list(tools)
+    voice = spoken_action_of((t.name, t.description, t.parameters) for t in tools)
+    tool = next((t for t in tools if voice is not None and t.name == voice.name), None)
+    if tool is None or not isinstance(tool.parameters, Mapping):
+        return None
+    props = _properties(tool.parameters)
+    required = tool.parameters.get("required") or []
+    if len(props) == 1 and list(props) == list(required):
+        name, spec = next(iter(props.items()))
+        if spec.get("type") == "string" and "enum" not in spec and "const" not in spec:
+            described = f"{tool.description} {spec.get('description', '')}"
+            return Speech(tool.name, name, int(spec.get("maxLength", max_string)),
+                          max(1, int(spec.get("minLength", 1))), _KANA.search(described) is not None)
     return None
 
 
@@ -313,88 +317,3 @@ def as_words(decision_json: str, speech: Speech | None) -> str:
         if isinstance(words, str) and words.strip():
             return words.strip()
     return decision_json
-
-
-# -- parsing ---------------------------------------------------------------------------------
-
-
-class _Unparsable(Exception):
-    pass
-
-
-def parse_decision(raw: str, tools: Iterable[Tool | str] | Mapping[str, Any]) -> ProviderResponse:
-    """Turn a model's raw reply into segments; a reply that is not a decision becomes an
-    ``error`` segment naming the problem and quoting the reply, never a silent empty call.
-
-    Lenient only where remote models commonly wrap output: one surrounding Markdown code fence.
-    Extra top-level keys (a "thought" some model adds) are ignored; params are not checked
-    against the action's schema here (the brain does that, with feedback to the model).
-    """
-    names = _tool_names(tools)
-    meta: dict[str, Any] = {}
-    try:
-        decision = _load_object(raw)
-        action = decision.get("action")
-        if not isinstance(action, str):
-            raise _Unparsable(f'"action" must be a string naming an action, got {json.dumps(action)}')
-        if action == NO_ACTION and NO_ACTION not in names:
-            meta.update(finish_reason="end_turn", decision=NO_ACTION)
-            reason = decision.get("reason")
-            if isinstance(reason, str) and reason.strip():
-                meta["reason"] = reason.strip()
-            return ProviderResponse(segments=[], metadata=meta)
-        if action not in names:
-            offered = ", ".join([*names, NO_ACTION])
-            raise _Unparsable(f"unknown action {action!r} (offered: {offered})")
-        params = decision.get("params", {})
-        if not isinstance(params, dict):
-            raise _Unparsable(f'"params" of {action!r} must be an object, got {_json_type(params)}')
-    except _Unparsable as exc:
-        segment = ContentSegment(type="error", text=f"{exc}; raw output: {_excerpt(raw)}")
-        return ProviderResponse(segments=[segment], metadata={"finish_reason": "error"})
-    call = ToolCall(name=action, args=params)
-    return ProviderResponse(segments=[ContentSegment(type="tool_call", tool_call=call)],
-                            metadata={"finish_reason": "tool_use", "decision": action})
-
-
-def _load_object(raw: str) -> dict[str, Any]:
-    if not isinstance(raw, str):
-        raise _Unparsable(f"expected text, got {type(raw).__name__}")
-    text = _strip_fence(raw.strip())
-    if not text:
-        raise _Unparsable("empty reply")
-    try:
-        value, end = json.JSONDecoder().raw_decode(text)
-    except json.JSONDecodeError as exc:
-        cut = exc.pos >= len(text) - 1 or exc.msg.startswith("Unterminated string")
-        where = "(the reply is cut off)" if cut else f"at char {exc.pos}"
-        raise _Unparsable(f"not JSON: {exc.msg} {where}") from None
-    if text[end:].strip():
-        raise _Unparsable(f"extra text after the JSON decision at char {end}")
-    if not isinstance(value, dict):
-        raise _Unparsable(f"expected a JSON object, got {_json_type(value)}")
-    return value
-
-
-def _strip_fence(text: str) -> str:
-    if text.startswith("```") and text.endswith("```") and len(text) >= 6:
-        body = text[3:-3]
-        first_newline = body.find("\n")
-        if first_newline != -1 and body[:first_newline].strip().isalnum():
-            body = body[first_newline + 1:]   # drop a language tag such as ```json
-        return body.strip()
-    return text
-
-
-def _json_type(value: Any) -> str:
-    if value is None:
-        return "null"
-    return {bool: "a boolean", int: "a number", float: "a number", str: "a string",
-            list: "an array", dict: "an object"}.get(type(value), type(value).__name__)
-
-
-def _excerpt(raw: Any) -> str:
-    text = raw if isinstance(raw, str) else repr(raw)
-    if len(text) > RAW_EXCERPT:
-        text = text[:RAW_EXCERPT] + f"... ({len(text)} chars)"
-    return json.dumps(text, ensure_ascii=False)

@@ -226,3 +226,44 @@ def test_barge_in_cuts_every_speech_action_and_drops_the_speech_waiting(hub, pip
         assert [e["id"] for e in node.timeline.events if e["event"] == "speech.interrupted"] == [said.id]
     finally:
         stack.stop()
+
+
+class HeardSpeaker(HeldSpeaker):
+    """A held voice that keeps what it was given to say."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.said: list[str] = []
+
+    def speak(self, text: str, cancel: threading.Event):
+        self.said.append(text)
+        return super().speak(text, cancel)
+
+
+def test_a_companions_own_voice_is_spoken_and_talked_over_like_speak(hub, pip, tmp_path, brain_bus):
+    """A file whose voice is ``whisper`` with its words in ``ことば`` (no ``speak``): the body says
+    those words, a person talking over it cuts it, and the speech waiting behind it is dropped."""
+    doc = copy.deepcopy(pip.source)
+    doc["actions"] = [a for a in doc["actions"] if a["title"] != "speak"] + [{
+        "title": "whisper", "description": "Say something softly to the person, out loud.", "type": "object",
+        "properties": {"ことば": {"type": "string", "minLength": 1}}, "required": ["ことば"]}]
+    for event in doc["events"]:
+        event["action"] = ["whisper" if a == "speak" else a for a in event["action"]]
+    doc.pop("x-sentences", None)
+    companion = parse_companion(doc)
+    speaker = HeardSpeaker()
+    stack = body_stack(hub, "body-whisper", [companion], tmp_path, speaker=speaker)
+    client, results = brain_bus
+    try:
+        said = Action(name="whisper", params={"ことば": "おやすみなさい"}, sender=companion.id)
+        waiting = Action(name="whisper", params={"ことば": "またあした"}, sender=companion.id)
+        for action in (said, waiting):
+            client.publish(action)
+        assert speaker.playing.wait(5)
+        assert speaker.said == ["おやすみなさい"]
+        client.publish(VoiceActivity(sender="mic", onset=time.time(), event="started", over=[said.id]))
+        got = {r.id: r for r in (results.get(timeout=5), results.get(timeout=5))}
+        assert got[said.id].name == "whisper" and got[said.id].error.code == "interrupted"
+        assert got[waiting.id].error.code == "interrupted" and speaker.said == ["おやすみなさい"]
+    finally:
+        stack.stop()

@@ -283,7 +283,7 @@ class BargeIn:
         self.fired += 1
         self._fired_over.update(onset.over)
         self._reset()           # the pending frames were the person's, not the robot's
-        self.gate.interrupt()
+        self.gate.interrupt(at=self._heard_at)   # from the audio that fired it, not from now
         with self._lock:
             self._onsets.append(onset)
         self.announce(onset)

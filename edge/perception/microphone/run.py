@@ -20,6 +20,7 @@ from edge.perception.microphone.barge_in import BargeIn, BargeInConfig, Onset
 from edge.perception.microphone.node import Heard, MicNode, MicOptions, default_node_id
 from edge.perception.narration import Narrator, seconds
 from edge.perception.microphone.self_voice import SelfVoiceGate
+from edge.protocol.speech_action import speech_names
 from edge.perception.microphone.recognizer_spec import choose_recognizer
 from edge.perception.microphone.stt import Recognizer, RecognizerError
 from edge.perception.microphone.vad import Segmenter, SegmenterConfig, choose_vad
@@ -69,7 +70,7 @@ def run_mic(source: str | int | SourceLike | None, broker: BrokerAddress | str =
     say = narrator or Narrator(node_id, quiet=quiet)
     node = Node(transport or Bus(node_id, "mic", broker, namespace=namespace),
                 source=str(label if label not in (None, "") else "default"))
-    gate = SelfVoiceGate()
+    gate = SelfVoiceGate(sound_actions=speech_names(companions or ()))   # whisper, shaberu: the robot's voice too
     node.on(Action, gate.on_action)          # before connecting: speech queued for us still counts
     node.on(ActionResult, gate.on_result)
     node.on(Speaking, gate.on_speaking)       # when each sound really starts (barge-in learns from then)

@@ -108,16 +108,21 @@ class SelfVoiceGate:
             return held + [key for began, ended, _, key in self._ended
                            if began <= at < ended and key not in held and self._sounds(key, at)]
 
-    def interrupt(self) -> list[str]:
+    def interrupt(self, at: float | None = None) -> list[str]:
         """A person talked over the robot (barge-in): its sound is being cut, so what is heard from
-        now on is the person; the holds end at once, without the echo tail. Returns their keys."""
+        then on is the person; the holds end at once, without the echo tail. ``at`` (this gate's
+        clock): when the audio that showed the person was heard. A node behind its microphone
+        fires a moment after that, and the audio heard in between is the person's, not the
+        robot's (ended "now", it was marked as the robot's and the person's words dropped).
+        Returns the keys cut."""
         with self._lock:
             keys = list(self._holds)
             self._finished.extend(keys)
             now = self._clock()
+            end = now if at is None else min(max(at, 0.0), now)
             for key in keys:
-                self._end(key, now, now)
-            self._quiet_from = now
+                self._end(key, max(end, self._started.get(key, end)), end)
+            self._quiet_from = end
         return keys
 
     def active(self, at: float | None = None) -> bool:
@@ -139,7 +144,8 @@ class SelfVoiceGate:
     def on_action(self, action: Action) -> None:
         if action.name not in self.sound_actions:
             return
-        text = action.params.get("message") or action.params.get("text") or ""
+        text = action.params.get("message") or action.params.get("text") or \
+            next((v for v in action.params.values() if isinstance(v, str)), "")   # ことば, 内容 ...
         expected = 3.0 + self.seconds_per_char * len(text) if isinstance(text, str) else None
         self.hold(action.id, expected)
 

@@ -28,6 +28,30 @@ def test_a_threshold_and_a_yes_no_field_with_its_negation() -> None:
     assert r.judge({"charging": False}) is None                 # the reading lacks the number: cannot tell
 
 
+FREEZER = {"type": "object", "properties": {"celsius": {"type": "number"}, "door_minutes": {"type": "number"},
+                                            "hour": {"type": "integer", "minimum": 0, "maximum": 23}}}
+
+
+def test_nights_across_midnight_hours_said_as_times_of_day_and_numbers_below_zero() -> None:
+    night = rule("When the door is left open at night (hour 22 to 6), close it.", FREEZER)
+    assert [night.judge({"hour": h}) for h in (21, 22, 0, 6, 7)] == [False, True, True, True, False]
+    between = rule("Between 23 and 4 o'clock nobody should open it: if the door is open, beep.", FREEZER)
+    assert [between.judge({"hour": h}) for h in (2, 12)] == [True, False]
+    late = rule("If the door has been open for more than 5 minutes after 21:00, beep.", FREEZER)
+    assert late.judge({"door_minutes": 8, "hour": 21}) is True        # 21:00 is after 21:00
+    assert late.judge({"door_minutes": 8, "hour": 20}) is False
+    assert late.judge({"door_minutes": 2, "hour": 23}) is False
+    later = rule("Remind them to shut it (hour 19 or later).", FREEZER)
+    assert [later.judge({"hour": h}) for h in (18, 19)] == [False, True]
+    warm = rule("When it is warmer than minus 15 degrees or colder than -25 degrees, sound the alarm.", FREEZER)
+    assert [warm.judge({"celsius": t}) for t in (-10, -18, -30)] == [True, False, True]
+    cold = rule("冷冻室低于零下三十度时，提醒主人。", {"type": "object", "properties": {"温度": {"type": "number"}}})
+    assert cold.judge({"温度": -31}) is True and cold.judge({"温度": -20}) is False
+    polite = rule("偏差高于 20 或低于 -20 时，提醒一下；偏差在 20 以内什么都不做。",
+                  {"type": "object", "properties": {"偏差": {"type": "number"}}})
+    assert not polite.nothing and [polite.judge({"偏差": d}) for d in (-25, 0, 25)] == [True, False, True]
+
+
 def test_an_enum_value_named_and_the_consequence_settles_the_action() -> None:
     front = rule("If the front bumper is hit, back off a little: drive backward about 10 cm.", BUMP, ("drive",))
     assert front.judge({"side": "front"}) is True and front.judge({"side": "back"}) is False
@@ -75,11 +99,12 @@ def test_a_rule_that_says_do_nothing_and_a_companion_with_its_rules() -> None:
 def test_words_for_someone_else_or_no_words_at_all() -> None:
     own = ["Pip"]
     for other in ("Sam, did you pick up the milk?", "Mum, can I have some juice?", "妈，你把快递拿上来了吗？",
-                  "小王，你往后站一点", "田中さん、ちょっと来て", "hmm", "嗯", "えーと"):
+                  "小王，你往后站一点", "田中さん、ちょっと来て", "hmm", "嗯", "えーと", "Dear, where are my keys?"):
         assert not_for_us(other, own) is not None, other
     for ours in ("Pip, look left", "Hello, who are you?", "Okay, set a timer", "What's your name?",
                  "Thanks, that was fun", "Look, a bird!", "Hmm, what time is it?", "Buddy, come here",
-                 "Party mode, please!", "Reading light, now!"):   # a request followed only by "please"
+                 "Party mode, please!", "Reading light, now!",   # a request followed only by "please"
+                 "Whoa, stop the fan!", "Uh oh, turn the heater off", "Ouch, that was loud"):   # an interjection
         assert not_for_us(ours, own) is None, ours
 
 

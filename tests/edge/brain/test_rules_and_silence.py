@@ -129,6 +129,33 @@ def test_a_speech_action_of_any_parameter_name_is_held_to_the_companions_languag
         desk.close()
 
 
+CHICK = parse_companion({
+    "name": "ぴよ", "personality": "子ども部屋のひよこロボット。", "story": "本棚に住んでいます。",
+    "actions": [{"title": "habataku", "description": "はねをぱたぱたする。", "type": "object",
+                 "properties": {"kaisuu": {"type": "integer", "minimum": 1, "maximum": 5}}, "required": ["kaisuu"]},
+                {"title": "shaberu", "description": "子どもに、声に出して話しかける。", "type": "object",
+                 "properties": {"ことば": {"type": "string", "minLength": 1}}, "required": ["ことば"]}],
+    "perceptions": [{"title": "koe", "description": "聞こえた言葉", "type": "string"}],
+    "events": [{"perception": "koe", "action": ["shaberu", "habataku"], "condition": "話しかけられたら答える。"}]})
+
+
+def test_a_voice_by_another_name_is_checked_like_speak() -> None:
+    """``shaberu {"ことば": ...}`` is the chick's voice (edge/protocol/speech_action.py): the child's
+    question said back to them is turned back, and the answer of the next round is said."""
+    chick = BrainRig(CHICK, (Action,))
+    try:
+        provider = ScriptedProvider([{"action": "shaberu", "params": {"ことば": "きみのおなまえは？"}},
+                                     {"action": "shaberu", "params": {"ことば": "ぼくはぴよだよ！"}}])
+        brain = chick.brain(provider)
+        chick.client.publish(Perception(title="koe", body="きみのおなまえは？"))
+        said = chick.seen[Action].get(timeout=10)
+        assert said.name == "shaberu" and said.params["ことば"] == "ぼくはぴよだよ！"
+        rejected = [d for d in decided(brain) if d["problems"]]
+        assert rejected and any(p.startswith("shaberu /ことば: it repeats") for p in rejected[0]["problems"]), rejected
+    finally:
+        chick.close()
+
+
 BOWL = parse_companion({
     "name": "Penny", "personality": "A pet sitter.", "story": "Switched on two years ago.",
     "actions": [{"title": "speak", "description": "Say something.", "type": "object",

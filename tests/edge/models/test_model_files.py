@@ -253,7 +253,7 @@ def test_a_file_of_the_right_size_with_the_wrong_digest_is_refused(tmp_path):
     manifest, store = load_manifest(path), Store(tmp_path / "models")
     model = store.path_of("llm/m.gguf")
     model.parent.mkdir(parents=True)
-    model.write_bytes(DATA[:-1] + b"\0")
+    model.write_bytes(DATA[:-1] + bytes([DATA[-1] ^ 1]))
     with pytest.raises(ProviderError) as err:
         resolve_model_path(None, manifest=manifest, store=store)
     assert "is damaged (sha256" in err.value.message and f"expected {SHA}" in err.value.message

@@ -340,6 +340,20 @@ def test_the_gate_answers_for_the_moment_audio_was_heard_not_for_when_a_busy_nod
     assert gate.speaking(at=14.0) == [] and not gate.active(at=14.0)   # "later than now" is now
 
 
+def test_a_person_heard_by_a_node_behind_its_microphone_is_theirs_from_when_they_were_heard():
+    """Barge-in fires on audio that arrived at 20.3 while the node reads it at 21.0: the audio that
+    arrived between (queued, read next) is the person's, so the robot's hold ends at 20.3."""
+    now = [20.0]
+    gate = SelfVoiceGate(tail_s=0.5, clock=lambda: now[0])
+    speak = Action(name="speak", params={"message": "a long story about the garden"}, sender="c")
+    gate.on_action(speak)                                   # at 20.0
+    now[0] = 21.0
+    assert gate.interrupt(at=20.3) == [speak.id]
+    assert gate.active(at=20.2) and gate.speaking(at=20.2) == [speak.id]   # before: the robot
+    assert not gate.active(at=20.4) and gate.speaking(at=20.4) == []       # queued audio: the person
+    assert gate.interrupt(at=25.0) == [] and not gate.active()             # nothing left; "later" is now
+
+
 # ------------------------------------------------------------------------------ bad input
 
 
