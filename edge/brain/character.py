@@ -26,12 +26,19 @@ _ASSISTANT = re.compile(r"\bas an ai\b|\bai (?:language )?(?:model|assistant)\b|
                         r"aiアシスタント|ＡＩアシスタント|お手伝いできません|お答えできません", re.IGNORECASE)
 
 
+# Characters only Simplified Chinese writes (Japanese has 無 説 這 …): in a Japanese line they are a
+# Chinese refusal or phrase mixed in ("抱歉です", "无理な言葉です", "参数说明如下を…"; blind wave 4)
+_SIMPLIFIED_ONLY = re.compile(r"抱歉|[无说这们么为对还请谢见问题语让给从样进记认识计边间东时关开过应该决]")
+
+
 def out_of_character(message: str, companion: Companion) -> str | None:
     """Why a spoken line is not the companion speaking, or None."""
     if _ASSISTANT.search(message):
         return (f"talks like a general AI assistant; you are {companion.name}: answer as {companion.name}, or do "
                 "what was asked with one of your actions")
     spoken, own = text_language(message), companion_language(companion)
+    if own == "ja" and (mixed := _SIMPLIFIED_ONLY.search(message)):
+        return f"mixes Chinese ({mixed.group(0)}) into its Japanese; {companion.name} speaks Japanese: say it all in Japanese"
     if spoken == "zh" and own == "ja" and len(message) < 12:
         spoken = None   # a few kanji alone ("麻布麻衣") read as Japanese as well as Chinese
     if spoken is not None and spoken != own:

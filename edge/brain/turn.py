@@ -282,8 +282,9 @@ class TurnRunner:
             if heard and isinstance(message, str) and echoes(message, heard):
                 problems.append(echo_problem(at))
                 continue
-            if heard and message == "":   # all of it a copy of the correction, or only its own name
-                problems.append(f"{at}: says nothing to the person; answer them in your own words")
+            if isinstance(message, str) and not message.strip():   # all of it a copy, only its own name, or empty
+                problems.append(f"{at}: says nothing to the person; answer them in your own words" if heard else
+                                f"{at}: says nothing; say what the moment calls for, or choose none")
                 continue
             if (heard or self._must_act) and isinstance(message, str) and _none_line(message):
                 problems.append(f"{at}: says 'none' aloud; answer the person in your own words" if heard else

@@ -119,6 +119,9 @@ def test_an_invented_age_another_language_and_assistant_talk_are_out_of_characte
     assert "assistant" in (out_of_character("抱歉，我无法回答这个请求。", tsukue) or "")
     assert "assistant" in (out_of_character("抱歉，私はAIアシスタントなので", tsukue) or "")
     assert out_of_character("おはようございます！", tsukue) is None
+    assert "mixes Chinese (抱歉)" in (out_of_character("抱歉です", tsukue) or "")          # kana, but a Chinese refusal
+    assert "mixes Chinese (说)" in (out_of_character("参数说明如下を明確にします。", tsukue) or "")
+    assert out_of_character("三十分後に会いましょう。数を数えて、決めてね。", tsukue) is None   # kanji both languages write
     assert out_of_character("我两岁了。", kettle) is None            # its own story says so
 
 

@@ -185,3 +185,20 @@ def test_none_said_for_a_reading_is_nothing_to_do_unless_a_rule_applies() -> Non
         assert bowl.seen[Action].empty()     # the first "none" said nothing
     finally:
         bowl.close()
+
+
+def test_empty_words_for_a_reading_are_turned_back_not_said() -> None:
+    """A rule applies and the reply's words are empty: nothing is said aloud; the next round's
+    words are."""
+    bowl = BrainRig(BOWL, (Action,))
+    try:
+        provider = ScriptedProvider([{"action": "speak", "params": {"message": "  "}},
+                                     {"action": "speak", "params": {"message": "Please top up the water bowl."}}])
+        brain = bowl.brain(provider)
+        bowl.client.publish(Perception(title="bowl", body={"level_percent": 5}, format="object"))
+        said = bowl.seen[Action].get(timeout=10)
+        assert said.params["message"] == "Please top up the water bowl."
+        assert any("says nothing" in " ".join(d["problems"]) for d in decided(brain, 1))
+        assert bowl.seen[Action].empty()
+    finally:
+        bowl.close()
