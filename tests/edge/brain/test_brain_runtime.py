@@ -13,10 +13,12 @@ import time
 import pytest
 from brain_rig import BrainRig
 
+from body_drivers.node import ActionFailure
 from edge.brain.clock import ManualClock
 from edge.brain import prompt
 from edge.brain.loop import CompanionBrain
 from edge.config import COMPANIONS_DIR, DEFAULT_COMPANION
+from edge.protocol.action_codes import ActionCode
 from edge.protocol.companion import load_companion
 from edge.protocol.payloads import Action, CompanionMessage, Estop, Perception, Reply
 from edge.providers.scripted import ScriptedProvider
@@ -83,13 +85,17 @@ def test_slash_commands_bypass_the_llm(rig, pip):
 
 def test_failed_action_goes_back_as_an_observation(rig):
     brain, client, seen, sim = rig
-    provider = ScriptedProvider([{"action": "speak", "params": {"message": "   "}}, {"none": True}])
+
+    def overheated(action, cancel):   # what the brain cannot foresee: the body fails the action
+        raise ActionFailure(ActionCode.SERVO_FAULT, "nod: the neck servo is too hot")
+    sim._handlers["nod"] = overheated
+    provider = ScriptedProvider([{"action": "nod", "params": {"times": 1}}, {"none": True}])
     b = brain(provider)
-    client.publish(Perception(title="input", body="Tell me something nice."))
+    client.publish(Perception(title="input", body="Do you agree?"))
     wait(lambda: b.handled == 1)
     assert len(provider.calls) == 2
     observation = provider.calls[1][0]
-    assert observation.startswith("Observation:") and "invalid_params" in observation  # the body refused it
+    assert observation.startswith("Observation:") and "servo_fault" in observation and "too hot" in observation
 
 
 def test_state_machine_walks_a_turn(rig):
