@@ -182,6 +182,7 @@ def test_two_robots_with_the_same_node_ids_share_a_broker(broker):
     brain = Bus("brain-pip", "brain", broker.address, persistent=False, announce=False).connect(timeout=10)
     try:
         assert sorted(bus.client_id for bus in bodies.values()) == ["body@robot1", "body@robot2"]
+        assert all(bus.wait_subscribed(10) for bus in bodies.values())   # else an action may come before its SUBACK
         sent = {ns: Action(name="look", params={"x": 0.5}, sender="pip") for ns in got}
         for ns, action in sent.items():
             brain.client.publish(action.topic(ns), action.encode(), qos=1)

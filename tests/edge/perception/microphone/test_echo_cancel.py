@@ -12,7 +12,7 @@ from __future__ import annotations
 import queue
 import threading
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
@@ -46,6 +46,19 @@ class Heard:
     voices: queue.Queue[VoiceActivity]
     perceptions: queue.Queue[Perception]
     speaks: list[Action]
+    utterances: list = field(default_factory=list)   # what the mic node made of each utterance
+    room: PipewireRoom | None = None
+
+    def story(self) -> str:
+        """What the microphone and the room saw, for a failure's message."""
+        room = self.room
+        told = [(u.dropped or "published", u.transcript.text if u.transcript else None) for u in self.utterances]
+        if room is None:
+            return f"utterances {told}"
+        sounding = (round(room.loud_at[0] - room.started_at, 2), round(room.loud_at[-1] - room.started_at, 2)) \
+            if room.loud_at else None
+        return (f"utterances {told}; person onsets {[round(t - room.started_at, 2) for t in room.person_onsets]} s "
+                f"and speaker sounding {sounding} s after the person's track began")
 
 
 @pytest.fixture
@@ -82,8 +95,9 @@ def in_the_room(broker, synth, recognizer, tmp_path: Path, monkeypatch) -> Itera
                 for action in heard.speaks:
                     ear.publish(action)
         threading.Thread(target=robot, daemon=True).start()
+        heard.room = room
         assert run_mic(mic, broker.address, companions=[PIP], recognizer=recognizer, node_id="mic-room",
-                       quiet=True) == 0
+                       quiet=True, on_heard=heard.utterances.append) == 0
         assert room.error is None, room.error
         return heard
 
@@ -110,12 +124,15 @@ def test_with_the_canceller_a_person_talking_over_the_robots_loud_echo_stops_its
     heard = in_the_room(person, [LONG])
     (speak,) = heard.speaks
 
-    voice = heard.voices.get(timeout=5)
+    try:
+        voice = heard.voices.get(timeout=5)
+    except queue.Empty:
+        pytest.fail(f"no voice event: {heard.story()}")
     assert voice.over == [speak.id]
     result = result_of(heard, speak)
     assert not result.ok and result.error is not None and result.error.code == "interrupted"
     said = [p.body.lower() for p in drain(heard.perceptions)]
-    assert any("moment" in text for text in said), said          # the person's words, not dropped as the robot's
+    assert any("moment" in text for text in said), (said, heard.story())   # the person's words, not dropped as the robot's
     assert not any("garden" in text or "birds" in text for text in said), said
 
 
