@@ -47,7 +47,7 @@ from decision_checks import Decision, spoken_action  # noqa: E402
 from edge.brain.loop import BrainConfig, CompanionBrain  # noqa: E402
 from edge.protocol.companion import Companion, load_companion  # noqa: E402
 from edge.protocol.payloads import Action, ActionResult, Perception  # noqa: E402
-from edge.protocol.speech_action import speech_names  # noqa: E402
+from edge.protocol.speech_action import speech_names, words_key  # noqa: E402
 from edge.providers.factory import make_provider  # noqa: E402
 
 ROOT = HERE.parent
@@ -199,7 +199,7 @@ def _whole_reply(actions: list[Action], voices: frozenset[str]) -> dict[str, Any
     companion's voice, whatever its name), one per clause (docs/protocol.md "Streamed speech"),
     is judged whole: their words joined."""
     first = actions[0]
-    key = next((k for k, v in first.params.items() if isinstance(v, str)), None)
+    key = words_key(first.params)
     if first.name not in voices or key is None:
         return first.params
     clauses = []

@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from edge.brain.quantities import convert, param_unit, quantities, ranges
-from edge.brain.rule_tests import LEAST, LESS, MORE, MOST, Test, either_side, range_test
+from edge.brain.rule_tests import HOUR_NAME, LEAST, LESS, MORE, MOST, Test, either_side, range_test
 from edge.brain.slots import enum_words, settled
 from edge.protocol.companion import Companion, EventSpec
 from edge.providers.base import Tool
@@ -254,7 +254,7 @@ def read_rule(event: EventSpec, schema: dict[str, Any]) -> Rule:
 def _hour_field(fields: dict[str, dict[str, Any]]) -> str | None:
     """The reading's one hour-of-day field, for a number said as a time of day."""
     hours = [n for n, spec in fields.items() if spec.get("type") in ("number", "integer")
-             and re.search(r"hour|時|时|点", n, re.I)]
+             and HOUR_NAME.search(n)]
     return hours[0] if len(hours) == 1 else None
 
 

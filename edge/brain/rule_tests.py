@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from typing import Any
 
 LESS, MOST, MORE, LEAST = "<", "<=", ">", ">="
+HOUR_NAME = re.compile(r"hour|時|时|点", re.I)   # a field that holds the hour of the day
 
 
 @dataclass(frozen=True)
@@ -62,7 +63,7 @@ def range_test(field: str, spec: dict[str, Any], low: float, high: float) -> Tes
     if low <= high:
         return Test(field, "between", (low, high))
     top = spec.get("maximum")
-    if re.search(r"hour|時|时|点", field, re.I) or isinstance(top, (int, float)) and 23 <= top <= 24:
+    if HOUR_NAME.search(field) or isinstance(top, (int, float)) and 23 <= top <= 24:
         return Test(field, "wraps", (low, high))
     return Test(field, "between", (high, low))
 

@@ -29,6 +29,7 @@ import re
 from collections.abc import Callable
 from typing import Any
 
+from edge.protocol.speech_action import words_key
 from edge.providers.base import ContentSegment, ProviderResponse, Tool, ToolCall
 
 _JSON_KEYS_NAME = ("action", "name", "tool", "function")
@@ -77,7 +78,7 @@ class SpokenCalls:
             if segment.type != "tool_call" or call is None or call.name not in speech:
                 segments.append(segment)
                 continue
-            text_key = next((k for k, v in call.args.items() if isinstance(v, str)), None)
+            text_key = words_key(call.args)
             if text_key is None:
                 segments.append(segment)
                 continue

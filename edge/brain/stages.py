@@ -42,7 +42,6 @@ from edge.brain.turn import TurnOutcome, TurnRunner, messaging_tool
 from edge.brain.relative import relative_values
 from edge.brain.slots import complete, pin
 from edge.protocol.companion import Companion, validate_params
-from edge.protocol.speech_action import speech_names
 from edge.protocol.payloads import ActionResult, Perception
 from edge.providers.base import Tool, ToolCall
 
@@ -171,7 +170,7 @@ class TurnStages:
         event_actions = [n for e in self.companion.events_for(p.title) for n in e.actions]
         query = perception_query(p.title, p.body, p.format)
         draft.tools = choose_tools(draft.tools, query, self.config.max_tools, event_actions,
-                                   keep=speech_names([self.companion]), examples=sentence_examples(self.companion.source))
+                                   keep=self.turns.voices, examples=sentence_examples(self.companion.source))
 
     def context(self, draft: Draft) -> None:
         others = [p for p in self.peer_ids() if p != self.companion.id]

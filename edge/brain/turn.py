@@ -36,7 +36,7 @@ from edge.protocol.action_codes import ActionCode
 from edge.protocol.companion import Companion, validate_params
 from edge.protocol.payloads import ActionError, ActionResult
 from edge.providers.base import ContentSegment, Provider, ProviderContext, ProviderError, ProviderResponse, Tool, ToolCall
-from edge.protocol.speech_action import speech_names
+from edge.protocol.speech_action import speech_names, words_key
 from edge.providers.decision import Speech, decision_budget, map_spoken, speech_of
 
 log = get_logger(__name__)
@@ -215,7 +215,8 @@ class TurnRunner:
         speech = [c for c in response.tool_calls if c.name in self.voices]
         if len(speech) != 1 or len(response.tool_calls) != 1:
             return response
-        said = next((v for v in speech[0].args.values() if isinstance(v, str)), "")
+        key = words_key(speech[0].args)
+        said = speech[0].args[key] if key is not None else ""
         name = self.restated(said, heard)
         spec = self.companion.action(name) if name else None
         if spec is None:
@@ -329,7 +330,7 @@ def _spoken_words(call: ToolCall, speech: Speech | None, voices: frozenset[str])
     if speech is not None and call.name == speech.action:
         key: str | None = speech.param
     elif call.name in voices:
-        key = "message" if "message" in call.args else next((k for k, v in call.args.items() if isinstance(v, str)), None)
+        key = words_key(call.args)
     else:
         return None
     words = call.args.get(key) if key is not None else None

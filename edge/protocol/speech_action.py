@@ -60,6 +60,14 @@ class SpokenAction:
         return words if isinstance(words, str) else None
 
 
+def words_key(params: Mapping[str, Any]) -> str | None:
+    """The parameter of a speech call that holds its words, read from the call itself (where the
+    file's voice does not name it): ``message`` when there is one, else the first text."""
+    if isinstance(params.get("message"), str):
+        return "message"
+    return next((k for k, v in params.items() if isinstance(v, str)), None)
+
+
 def _text_param(schema: Mapping[str, Any]) -> str | None:
     """The one required free-text parameter of an action's schema, if that is its shape."""
     props = schema.get("properties")

@@ -31,6 +31,7 @@ import time
 from collections.abc import Callable, Iterable
 
 from edge.protocol.action_names import SPEECH_ACTIONS
+from edge.protocol.speech_action import words_key
 from edge.protocol.payloads import Action, ActionResult, Speaking
 
 
@@ -144,8 +145,8 @@ class SelfVoiceGate:
     def on_action(self, action: Action) -> None:
         if action.name not in self.sound_actions:
             return
-        text = action.params.get("message") or action.params.get("text") or \
-            next((v for v in action.params.values() if isinstance(v, str)), "")   # ことば, 内容 ...
+        key = words_key(action.params)   # message, text, ことば, 内容 ...
+        text = action.params[key] if key is not None else ""
         expected = 3.0 + self.seconds_per_char * len(text) if isinstance(text, str) else None
         self.hold(action.id, expected)
 
