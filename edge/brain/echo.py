@@ -11,6 +11,7 @@ from __future__ import annotations
 import difflib
 import re
 import unicodedata
+from collections.abc import Iterable
 
 _WORDS = re.compile(r"[^\w]+")
 MIN_CHARS = 8          # "yes", "はい": short replies may equal short inputs
@@ -95,3 +96,13 @@ def _longest_copy(text: str, source: str) -> int:
 
 def recital_problem(at: str) -> str:
     return f"{at}: it reads out your instructions; answer the person in a few words of your own"
+
+
+def said_action_name(words: str, names: Iterable[str]) -> str | None:
+    """An action's identifier said as a word ("play_lullaby, white_noise, stop_sound"): the model
+    read out its catalogue instead of doing or answering (seen on a blind file). Only names no
+    one says (with an underscore) count; "nod" or "look" are words too."""
+    for name in names:
+        if "_" in name and re.search(rf"(?<![\w]){re.escape(name)}(?![\w])", words, re.IGNORECASE):
+            return name
+    return None

@@ -22,7 +22,7 @@ from jsonschema import Draft202012Validator
 
 from edge.brain import prompt
 from edge.brain.acting import Acts
-from edge.brain.echo import copied, echo_problem, echoes, recital_problem, recites, without_instructions
+from edge.brain.echo import copied, echo_problem, echoes, recital_problem, recites, said_action_name, without_instructions
 from edge.brain.memory import ConversationMemory
 from edge.brain.names import SelfAddress, spoken_names, vocative
 from edge.brain.spoken_calls import SpokenCalls, is_silence
@@ -84,6 +84,7 @@ class TurnRunner:
         self._system = ""   # the system text of the turn in progress
         self._must_act = False
         self._own_text = " ".join((companion.personality, companion.story))
+        self._action_names = [a.title for a in companion.actions] + [SEND_MESSAGE]
         self._clauses = 0   # clauses streamed in this round
 
     def close(self) -> None:
@@ -199,7 +200,8 @@ class TurnRunner:
     def _sayable(self, clause: str, tools: list[Tool], heard: str | None) -> str | None:
         """A streamed clause as it may be said now, or None (a call, or the request restated)."""
         words = self.spoken_calls.clause(clause, tools)
-        if words is None or heard and self.restated(words, heard) or recites(words, self._system):
+        if words is None or heard and self.restated(words, heard) or recites(words, self._system) or \
+                said_action_name(words, self._action_names):
             return None
         if out_of_character(words, self.companion):   # held: the whole reply is checked, and corrected
             return None
@@ -293,6 +295,9 @@ class TurnRunner:
                 continue
             if isinstance(message, str) and (stepped := out_of_character(message, self.companion)):
                 problems.append(f"{at}: {stepped}")
+                continue
+            if isinstance(message, str) and (name := said_action_name(message, self._action_names)):
+                problems.append(f"{at}: reads out the action name {name}; do the action, or answer in your own words")
                 continue
             if isinstance(message, str) and recites(message, self._system) and not recites(message, self._own_text):
                 problems.append(recital_problem(at))   # our instructions read out (its story is trimmed above)

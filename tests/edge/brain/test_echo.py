@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from edge.brain.echo import echoes
+from edge.brain.echo import echoes, said_action_name
 from edge.brain.loop import BrainConfig, CompanionBrain
 from edge.protocol.companion import load_companion
 from edge.protocol.payloads import Perception
@@ -83,3 +83,11 @@ def test_a_word_or_two_before_a_copy_of_the_correction_is_no_answer():
     assert without_instructions("我是answer as Nell is, from its story", told) == ""
     assert without_instructions("I was switched on last spring. Answer as Nell is, from its story.", told) \
         == "I was switched on last spring."
+
+
+def test_an_action_identifier_said_as_a_word_is_caught_but_plain_words_are_not():
+    names = ["play_lullaby", "white_noise", "nod", "whisper"]
+    assert said_action_name("play_lullaby, white_noise, stop_sound", names) == "play_lullaby"
+    assert said_action_name("I can play WHITE_NOISE for her.", names) == "white_noise"
+    assert said_action_name("Shall I play a lullaby? I can nod too.", names) is None   # words, not identifiers
+    assert said_action_name("replay_lullaby_now", names) is None                       # not that name

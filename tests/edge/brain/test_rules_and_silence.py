@@ -202,3 +202,31 @@ def test_empty_words_for_a_reading_are_turned_back_not_said() -> None:
         assert bowl.seen[Action].empty()
     finally:
         bowl.close()
+
+
+HUSH = parse_companion({
+    "name": "Hush", "personality": "A quiet nursery monitor.", "story": "Hush watches over a baby's cot.",
+    "actions": [{"title": "play_lullaby", "description": "Play a lullaby softly.", "type": "object",
+                 "properties": {"minutes": {"type": "integer", "minimum": 1, "maximum": 60}}, "required": ["minutes"]},
+                {"title": "whisper", "description": "Say something softly to the parents.", "type": "object",
+                 "properties": {"message": {"type": "string", "minLength": 1}}, "required": ["message"]}],
+    "perceptions": [{"title": "parent_speech", "description": "What a parent says", "type": "string"}],
+    "events": [{"perception": "parent_speech", "action": ["whisper", "play_lullaby"],
+                "condition": "When a parent talks to Hush, whisper a short answer."}]})
+
+
+def test_a_catalogue_read_out_in_words_is_turned_back_not_whispered() -> None:
+    """"play_lullaby, white_noise, ..." whispered to a parent (seen with the 0.5B model): turned
+    back, and the next round's words are said."""
+    hush = BrainRig(HUSH, (Action,))
+    try:
+        provider = ScriptedProvider([{"action": "whisper", "params": {"message": "I can do play_lullaby for you."}},
+                                     {"action": "whisper", "params": {"message": "Good night. I'll keep watch."}}])
+        brain = hush.brain(provider)
+        hush.client.publish(Perception(title="parent_speech", body="Good night, Hush."))
+        said = hush.seen[Action].get(timeout=10)
+        assert said.name == "whisper" and said.params["message"] == "Good night. I'll keep watch."
+        assert any("reads out the action name play_lullaby" in " ".join(d["problems"]) for d in decided(brain, 1))
+        assert hush.seen[Action].empty()
+    finally:
+        hush.close()
